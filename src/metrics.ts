@@ -65,7 +65,7 @@ export const quotaRefusals = new Counter({
 /** DNS UPDATE (RFC 2136) answers by RCODE name and a reason from a fixed set (see UpdateOutcome in the primary) */
 export const dnsUpdates = new Counter({
   name: 'zonekeeper_dns_updates_total',
-  help: 'DNS UPDATE messages answered, by RCODE and reason (applied, address, unsigned, tsig, not_authoritative, not_in_zone, prerequisite, refused_by_rules, malformed, not_served, database, rate_limited, over_quota, protected)',
+  help: 'DNS UPDATE messages answered, by RCODE and reason (applied, address, unsigned, tsig, not_authoritative, not_in_zone, prerequisite, refused_by_rules, malformed, not_served, database, rate_limited, over_quota, protected, steered)',
   labelNames: ['rcode', 'reason'] as const,
   registers: [metrics],
 });

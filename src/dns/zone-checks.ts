@@ -41,7 +41,6 @@ export type ZoneCheckCode = Extract<
   | 'OCCLUDED_DATA'
   | 'CAA_UNKNOWN_TAG'
   | 'SPF_MULTIPLE_RECORDS'
-  | 'STEERED_RRSET_DELETED'
 >;
 
 export type FindingSeverity = 'error' | 'warning';
@@ -59,8 +58,6 @@ export const FINDING_SEVERITY: Record<ZoneCheckCode, { severity: FindingSeverity
   TARGET_NO_ADDRESS: { severity: 'warning', rfc: 'RFC 2181 §10.3' },
   CAA_UNKNOWN_TAG: { severity: 'warning', rfc: 'RFC 8659 §4.2' },
   SPF_MULTIPLE_RECORDS: { severity: 'warning', rfc: 'RFC 7208 §3.2' },
-  // the plan's own, not the records' (services/zones/change-plan.ts): no RFC says it
-  STEERED_RRSET_DELETED: { severity: 'warning' },
 };
 
 export interface ZoneWarning {

@@ -72,6 +72,11 @@ export const ERROR_CATALOGUE = {
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
   SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
   RRSET_PROTECTED: { status: 409, message: 'The RRset is protected: unlock it first' },
+  /** a steered RRset's served records are steering's (docs/steering.md): changed through its definition only */
+  RRSET_STEERED: {
+    status: 409,
+    message: 'The RRset is steered: change it through steering, or delete its steering definition first',
+  },
   CHANGE_NEEDS_FORCE: {
     status: 409,
     message: 'The change deletes or replaces much of the zone, or changes its apex NS: send it again with force',
@@ -226,7 +231,6 @@ export const WARNING_CATALOGUE = {
   TARGET_NO_ADDRESS: 'an MX, NS or SRV target in the zone has no A or AAAA',
   GLUE_MISSING: "a delegation's name server inside it has no address here",
   NS_TARGET_NO_ADDRESS: 'a name server in the zone has no A or AAAA there (RFC 1034 §4.2.2)',
-  STEERED_RRSET_DELETED: "a change deletes an RRset the zone's steering serves or follows",
   OCCLUDED_DATA: 'data beside or below a delegation, never served',
   TXT_SPLIT: 'unquoted TXT text longer than 255 octets was stored as several strings of 255 (RFC 1035 §3.3.14)',
   CAA_UNKNOWN_TAG: 'a CAA property tag that is not in the IANA registry; CAs ignore it (RFC 8659 §4.2)',
@@ -335,8 +339,8 @@ const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
   TARGET_NO_ADDRESS: 'ZONE_RULE_VIOLATION',
   CAA_UNKNOWN_TAG: 'ZONE_RULE_VIOLATION',
   SPF_MULTIPLE_RECORDS: 'ZONE_RULE_VIOLATION',
-  STEERED_RRSET_DELETED: 'ZONE_RULE_VIOLATION',
   RRSET_PROTECTED: 'RRSET_PROTECTED',
+  RRSET_STEERED: 'RRSET_STEERED',
   CHANGE_NEEDS_FORCE: 'CHANGE_NEEDS_FORCE',
 };
 
@@ -354,7 +358,11 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
   const code = CONFLICT_CODES[problems[0].code] as ErrorCode;
   // a CNAME at the apex is no clash with one record there but a rule of the apex: its own message says so
   const ownMessage =
-    code === 'ZONE_RULE_VIOLATION' || code === 'RRSET_PROTECTED' || code === 'CHANGE_NEEDS_FORCE' || problems[0].code === 'CNAME_AT_APEX';
+    code === 'ZONE_RULE_VIOLATION' ||
+    code === 'RRSET_PROTECTED' ||
+    code === 'RRSET_STEERED' ||
+    code === 'CHANGE_NEEDS_FORCE' ||
+    problems[0].code === 'CNAME_AT_APEX';
   const message = ownMessage ? problems[0].message : conflictMessage(code, problems[0]);
   return new DomainError(code, message, problems);
 }

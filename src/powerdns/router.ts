@@ -25,10 +25,16 @@ interface RrsetLabels {
 }
 
 /**
- * what PowerDNS answers 409 (a zone or TSIG key that exists), and a locked RRset, which PowerDNS does not have and
- * every edge answers alike (docs/changes.md); a change that breaks a zone rule is its 422
+ * what PowerDNS answers 409 (a zone or TSIG key that exists), and a locked or a steered RRset, which PowerDNS does
+ * not have and every edge answers alike (docs/changes.md, docs/steering.md); a change that breaks a zone rule is its 422
  */
-const CONFLICTS = new Set<ErrorCode>(['DUPLICATE_ZONE', 'ZONE_OWNED_BY_ANOTHER_USER', 'DUPLICATE_TSIG_KEY', 'RRSET_PROTECTED']);
+const CONFLICTS = new Set<ErrorCode>([
+  'DUPLICATE_ZONE',
+  'ZONE_OWNED_BY_ANOTHER_USER',
+  'DUPLICATE_TSIG_KEY',
+  'RRSET_PROTECTED',
+  'RRSET_STEERED',
+]);
 
 /**
  * A domain error as PowerDNS answers: `{"error": "…"}` with its status. PowerDNS answers every refused input

@@ -121,6 +121,7 @@ type UpdateOutcome =
   | 'refused_by_rules'
   | 'policy'
   | 'protected'
+  | 'steered'
   | 'malformed'
   | 'not_served'
   | 'database'
@@ -139,6 +140,8 @@ const UPDATE_EDE: Record<UpdateOutcome, number> = {
   policy: EDE.PROHIBITED,
   // a protected RRset (RRSET_PROTECTED): refused by its zone's owners until they unlock it (RFC 8914 §4.19)
   protected: EDE.PROHIBITED,
+  // a steered RRset (RRSET_STEERED): its records are steering's, changed through its definition (docs/steering.md)
+  steered: EDE.PROHIBITED,
   malformed: EDE.OTHER,
   not_served: EDE.NOT_SUPPORTED,
   database: EDE.NETWORK_ERROR,
@@ -151,6 +154,7 @@ function updateOutcomeOf(rcode: number, error: DomainError): UpdateOutcome {
   if (error.code === 'RATE_LIMITED') return 'rate_limited';
   if (error.code === 'QUOTA_EXCEEDED') return 'over_quota';
   if (error.code === 'RRSET_PROTECTED') return 'protected';
+  if (error.code === 'RRSET_STEERED') return 'steered';
   if (rcode === UPDATE_RCODE.NOTAUTH) return 'not_authoritative';
   if (rcode === UPDATE_RCODE.NOTZONE) return 'not_in_zone';
   if (rcode === UPDATE_RCODE.REFUSED) return 'refused_by_rules';

@@ -5,13 +5,15 @@
  * each check is probed once per interval however many processes run; probes each one when it is due (so a probe is
  * not up to a tick late; outbound/probes.ts, under the outbound rule); moves each check's state (services/steering/decision.ts: fall/rise, flap damping, the panic
  * freeze) and stores it; and hands the zones whose checks changed status to the publisher, which waits
- * PUBLISH_COALESCE_MS so that the changes of one zone in that time go out as one serial.
+ * PUBLISH_COALESCE_MS so that the changes of one zone in that time go out as one serial. Through a database
+ * failover it needs no restart: its ticks fail while no primary is writable, and a zone whose publication met the
+ * outage is published again at the first tick once the database is back.
  */
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
-import { noteDatabaseFailure } from '../db/availability';
+import { databaseReachable, noteDatabaseFailure } from '../db/availability';
 import {
   claimDueChecks,
   CheckRow,
@@ -48,6 +50,12 @@ export class SteeringProber {
   private readonly publishing = new Set<Promise<unknown>>();
   /** this process's prober last found more than half of all checks failing */
   private panic = false;
+  /**
+   * the zones whose publication met a database outage (a failover longer than DATABASE_FAILOVER_WAIT_MS): their
+   * checks' new states are stored, so they are published again at the first tick once the database is back, not
+   * left to the next reconciliation, up to a minute later
+   */
+  private readonly unpublished = new Set<number>();
 
   constructor(
     private readonly settings: Settings,
@@ -67,7 +75,9 @@ export class SteeringProber {
    * claimed (the runner runs one tick at a time and tells a failure to claim)
    */
   async run(): Promise<number> {
-    if (this.stopped || this.inFlight >= MAX_IN_FLIGHT) return 0;
+    if (this.stopped) return 0;
+    this.publishAgain();
+    if (this.inFlight >= MAX_IN_FLIGHT) return 0;
     // the checks due before the next tick too: each probe starts when it is due, not up to a tick later
     const claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval, STEERING_TICK_MS);
     if (!claimed.length) return 0;
@@ -165,11 +175,21 @@ export class SteeringProber {
   private publishNow(domainId: number): void {
     const published: Promise<unknown> = publishSteeredZone(this.engine, this.db, this.settings, domainId)
       .catch((error: unknown) => {
-        if (!noteDatabaseFailure(error, 'steering publication'))
-          this.log.warn({ err: error }, `steering: publishing zone ${domainId} failed; the next reconciliation publishes it`);
+        // an outage: published again once the database is back (a publication decides the zone afresh, so one
+        // whose commit did reach the database before the connection was lost finds nothing to write then)
+        if (noteDatabaseFailure(error, 'steering publication')) {
+          if (!this.stopped) this.unpublished.add(domainId);
+        } else this.log.warn({ err: error }, `steering: publishing zone ${domainId} failed; the next reconciliation publishes it`);
       })
       .finally(() => this.publishing.delete(published));
     this.publishing.add(published);
+  }
+
+  /** the zones whose publication met an outage, published again once the database is reachable */
+  private publishAgain(): void {
+    if (!this.unpublished.size || !databaseReachable()) return;
+    for (const domainId of this.unpublished) this.zoneChanged(domainId);
+    this.unpublished.clear();
   }
 
   /**

@@ -1,19 +1,27 @@
 /**
- * Steering's other ways in (docs/steering.md), on one service with its worker's prober: external checks whose
- * status is reported (a report moves the served records before it answers, damping holds it as it holds a
- * probed check, a lease that runs out takes it down with no report, and a key reports only what it may write),
- * the REST paths beside the documented ones, and the CLI's `steering` commands.
+ * Steering's other ways in (docs/steering.md), on one service with its worker's prober and its DNS primary:
+ * external checks whose status is reported (a report moves the served records before it answers, damping holds
+ * it as it holds a probed check, a lease that runs out takes it down with no report, and a key reports only what
+ * it may write), the REST paths beside the documented ones, the CLI's `steering` commands, and the served records
+ * refused to every other write (RRSET_STEERED on each edge, DNS UPDATE's REFUSED with EDE 18) while steering's
+ * own changes still move them.
  */
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
-import { createUser, createZone, errorCode } from '../support/fixtures';
+import { createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
+import { freePort } from '../support/free-port';
+import { Endpoint, servedA } from '../support/steering-endpoints';
+import { nsupdate } from '../support/update-clients';
 import { waitFor } from '../support/wait-for';
 
 const ZONE = 'edges.zk-steering.test';
+/** a zone without steering until the test steers one of its RRsets: a write there may be decided on its head */
+const FAST_ZONE = 'fast.zk-steering.test';
 
 let app: TestApp;
 let userId: string;
+let dnsPort: number;
 
 const CREATE_CHECK = `mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id name protocol status address port leaseUntil } }`;
 const CREATE_RRSET = `mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id served } }`;
@@ -46,9 +54,19 @@ async function steer(owner: string, checkId: string, value: string): Promise<str
 
 beforeAll(async () => {
   buildOnce();
-  app = await startTestApp({ ROLES: 'api,worker', STEERING_CHECK_INTERVAL: '1', STEERING_CHECK_TIMEOUT_MS: '500' });
+  dnsPort = await freePort();
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    STEERING_CHECK_INTERVAL: '1',
+    STEERING_CHECK_TIMEOUT_MS: '500',
+    STEERING_FALL: '2',
+    STEERING_RISE: '2',
+    STEERING_ALLOW_NETWORKS: '127.0.0.0/8',
+  });
   userId = await createUser(app, 'edges@zk-steering.test');
   await createZone(app, userId, ZONE);
+  await createZone(app, userId, FAST_ZONE);
 }, 300_000);
 
 afterAll(async () => {
@@ -225,4 +243,169 @@ test('the CLI: steering list, show, set-member and report', async () => {
   expect((await cli(['steering', 'set-member', ZONE, 'cli', 'A', '192.0.2.99', 'maybe'])).code).toBe(2);
   expect((await cli(['steering', 'report', ZONE, 'no-such-check', 'up'])).code).toBe(1);
   expect((await cli(['steering', 'show', ZONE, 'nothing-here', 'A'])).code).toBe(1);
+});
+
+test('a steered RRset’s served records are steering’s: every other write is refused, RRSET_STEERED, and steering still moves them', async () => {
+  const gone = new Endpoint();
+  const steady = new Endpoint();
+  await gone.start();
+  await steady.start();
+  try {
+    const tcpCheck = async (name: string, endpoint: Endpoint) => {
+      const res = await app.gql(CREATE_CHECK, { z: ZONE, i: { name, protocol: 'tcp', address: '127.0.0.1', port: endpoint.port } });
+      expect(res.errors).toBeUndefined();
+      return res.data.createSteeringCheck.id as string;
+    };
+    const goneCheck = await tcpCheck('hand-gone', gone);
+    const steadyCheck = await tcpCheck('hand-steady', steady);
+    // two more that keep passing: the killed endpoint (and the test's unreachable 'probed') stay under half of all
+    // probed checks, so the panic freeze holds nothing
+    for (const n of [1, 2]) await tcpCheck(`hand-steady-${n}`, steady);
+    const serial = async () => (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: ZONE })).data.domain.serial;
+    const beforeSteering = await serial();
+    const created = await app.gql(CREATE_RRSET, {
+      z: ZONE,
+      i: {
+        owner: 'hand',
+        type: 'A',
+        ttl: 300,
+        pools: [
+          {
+            members: [
+              { value: '192.0.2.60', checkId: goneCheck },
+              { value: '192.0.2.61', checkId: steadyCheck },
+            ],
+          },
+        ],
+      },
+    });
+    expect(created.errors).toBeUndefined();
+    expect(await served('hand')).toEqual(['192.0.2.60', '192.0.2.61']);
+    const before = await serial();
+    const rows = (await app.gql(`query($z: String) { domain(name: $z) { records(first: 200) { id owner type rdata } } }`, { z: ZONE })).data
+      .domain.records;
+    const servedId = rows.find((r: any) => r.owner === 'hand' && r.rdata === '192.0.2.60').id;
+
+    // GraphQL: a change set names its change (a dry run too), a record's create, edit and delete
+    const APPLY = `mutation($z: String!, $c: [ZoneChangeInput!]!, $d: Boolean) { applyZoneChanges(zone: $z, changes: $c, dryRun: $d) { serial } }`;
+    const set = await app.gql(APPLY, {
+      z: ZONE,
+      c: [
+        { kind: 'ADD', owner: 'beside', type: 'TXT', rdata: '"x"', ttl: 300 },
+        { kind: 'REPLACE_RRSET', owner: 'hand', type: 'A', rdatas: ['192.0.2.99'], ttl: 300 },
+      ],
+    });
+    expect(errorCode(set)).toBe('RRSET_STEERED');
+    expect(set.errors![0].extensions.details).toEqual([
+      expect.objectContaining({ field: 'changes[1]', code: 'RRSET_STEERED', owner: 'hand', type: 'A' }),
+    ]);
+    expect(set.errors![0].message).toMatch(
+      /hand A of edges\.zk-steering\.test is steered: .*change it through steering.*remove its steering definition first/,
+    );
+    const emptied = await app.gql(APPLY, { z: ZONE, c: [{ kind: 'REPLACE_RRSET', owner: 'hand', type: 'A', rdatas: [] }], d: true });
+    expect(errorCode(emptied)).toBe('RRSET_STEERED');
+    const record = { zone: ZONE, owner: 'hand', type: 'A', rdata: '192.0.2.98', ttl: 300 };
+    expect(errorCode(await app.gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id } }`, { i: record }))).toBe('RRSET_STEERED');
+    expect(
+      errorCode(
+        await app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id } }`, { id: servedId, i: record }),
+      ),
+    ).toBe('RRSET_STEERED');
+    expect(errorCode(await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: servedId }))).toBe('RRSET_STEERED');
+    // REST: 409
+    const rest = await app.http
+      .post('/api/record/add')
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ zone: ZONE, owner: 'hand', rtype: 'A', rdata: '192.0.2.97', ttl: 300 });
+    expect([rest.status, rest.body.error]).toEqual([409, 'RRSET_STEERED']);
+    const restDelete = await app.http.delete(`/api/record/delete/${servedId}`).set('X-API-Key', ADMIN_KEY);
+    expect([restDelete.status, restDelete.body.error]).toEqual([409, 'RRSET_STEERED']);
+    // the PowerDNS API's PATCH: 409, its message naming the RRset
+    const pdns = await app.http
+      .patch(`/api/v1/servers/localhost/zones/${ZONE}.`)
+      .set('X-API-Key', ADMIN_KEY)
+      .send({
+        rrsets: [
+          { name: `hand.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.96', disabled: false }] },
+        ],
+      });
+    expect(pdns.status).toBe(409);
+    expect(pdns.body.error).toMatch(/steered/);
+    // an import with other records for the steered name; one with what it serves changes nothing and is taken
+    const IMPORT = `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added removed } }`;
+    expect(errorCode(await app.gql(IMPORT, { z: ZONE, t: 'hand 300 IN A 192.0.2.95\n' }))).toBe('RRSET_STEERED');
+    const same = await app.gql(IMPORT, { z: ZONE, t: 'hand 300 IN A 192.0.2.60\nhand 300 IN A 192.0.2.61\n' });
+    expect([same.errors, same.data?.importZone]).toEqual([undefined, { added: 0, removed: 0 }]);
+    // a revert to before the RRset was steered would take its records away
+    const reverted = await app.gql(`mutation($z: String!, $s: Serial!) { revertZone(zone: $z, toSerial: $s) { serial } }`, {
+      z: ZONE,
+      s: beforeSteering,
+    });
+    expect(errorCode(reverted)).toBe('RRSET_STEERED');
+    // DNS UPDATE: REFUSED, with the Extended DNS Error 18 (Prohibited, RFC 8914) and the reason in its text
+    const key = await createTsigKey(app, userId, 'edges-update-key');
+    for (const line of [`update add hand.${ZONE} 300 A 192.0.2.94`, `update delete hand.${ZONE} A`]) {
+      const update = await nsupdate(dnsPort, key, [`zone ${ZONE}`, line, 'send'], { debug: true });
+      const told = `${update.stdout}${update.stderr}`;
+      expect(told).toMatch(/REFUSED/);
+      expect(told).toMatch(/EDE: 18 \(Prohibited\)/);
+      expect(told).toMatch(/steered/);
+    }
+    // nothing of it moved; another type at its owner is another RRset, written as ever
+    expect(await served('hand')).toEqual(['192.0.2.60', '192.0.2.61']);
+    expect(await serial()).toBe(before);
+    const txt = await app.gql(APPLY, { z: ZONE, c: [{ kind: 'ADD', owner: 'hand', type: 'TXT', rdata: '"beside"', ttl: 300 }] });
+    expect(txt.errors).toBeUndefined();
+
+    // steering's own changes still move it: the prober takes the killed endpoint out, and the primary serves that
+    await waitFor(
+      'the checks to come up',
+      async () => {
+        const res = await app.gql(`query($z: String) { domain(name: $z) { steeringChecks { name status } } }`, { z: ZONE });
+        const states = res.data.domain.steeringChecks.filter((c: any) => c.name.startsWith('hand-')).map((c: any) => c.status);
+        return states.every((s: string) => s === 'up') ? true : undefined;
+      },
+      10_000,
+    );
+    await gone.stop();
+    await waitFor('the killed endpoint to leave', async () => ((await served('hand')).length === 1 ? true : undefined), 10_000);
+    expect(await served('hand')).toEqual(['192.0.2.61']);
+    expect(await servedA(dnsPort, `hand.${ZONE}`)).toEqual(['192.0.2.61']);
+    const history = await app.gql(
+      `query($z: String) { domain(name: $z) { changes(first: 1) { nodes { serviceNote author { keyName } } } } }`,
+      {
+        z: ZONE,
+      },
+    );
+    expect(history.data.domain.changes.nodes[0]).toEqual({ serviceNote: 'steering', author: null });
+  } finally {
+    await gone.stop();
+    await steady.stop();
+  }
+}, 60_000);
+
+test('the API’s hot path (a write decided on what the process last saw of a zone) is refused once the RRset is steered', async () => {
+  const add = (rdata: string) =>
+    app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: FAST_ZONE, owner: 'head', rtype: 'A', rdata, ttl: 300 });
+  // two writes at the owner in a zone with nothing steered: the second is decided on the zone's head
+  expect((await add('192.0.2.1')).status).toBe(201);
+  expect((await add('192.0.2.2')).status).toBe(201);
+  const serial = async () => (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: FAST_ZONE })).data.domain.serial;
+  const before = await serial();
+  // steered to serve what it holds: no record moves, so the serial stays and a head of the zone would still match
+  // it; the write's own proof (no steered RRset in the zone) sends it back to a read, which refuses it
+  const steered = await app.gql(CREATE_RRSET, {
+    z: FAST_ZONE,
+    i: { owner: 'head', type: 'A', ttl: 300, pools: [{ members: [{ value: '192.0.2.1' }, { value: '192.0.2.2' }] }] },
+  });
+  expect(steered.errors).toBeUndefined();
+  expect(await serial()).toBe(before);
+  const refused = await add('192.0.2.3');
+  expect([refused.status, refused.body.error]).toEqual([409, 'RRSET_STEERED']);
+  // the zone's other RRsets are written as ever
+  const other = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ zone: FAST_ZONE, owner: 'other', rtype: 'A', rdata: '192.0.2.4', ttl: 300 });
+  expect(other.status).toBe(201);
 });

@@ -123,14 +123,21 @@ test('strictChecks refuses a warning as an error', () => {
   expect('refusal' in outcome && outcome.refusal.code).toBe('ZONE_RULE_VIOLATION');
 });
 
-test('deleting a steered RRset is a warning (an error with strictChecks)', () => {
+test('a steered RRset refuses every change of it, naming the change, and nothing else', () => {
   const zone = zoneOf(['www A 3600 192.0.2.7']);
-  const remove: ZoneChangeSpec = { kind: 'REPLACE_RRSET', owner: 'www', type: 'A', rdatas: [] };
   const guards = { steeredRrsets: new Set(['www A']) };
-  expect(findings(plan(zone, [remove], guards))).toEqual(['changes[0].rdata STEERED_RRSET_DELETED warning']);
-  expect('refusal' in plan(zone, [remove], { ...guards, strictChecks: true })).toBe(true);
-  // replacing its records keeps it: no warning
-  expect(findings(plan(zone, [{ ...remove, rdatas: ['192.0.2.8'], ttl: 3600 }], guards))).toEqual([]);
+  const emptied = plan(zone, [add('t', 'TXT', '"x"'), { kind: 'REPLACE_RRSET', owner: 'www', type: 'A', rdatas: [] }], guards);
+  expect('refusal' in emptied && emptied.refusal.code).toBe('RRSET_STEERED');
+  expect('refusal' in emptied && emptied.problems.map((p) => [p.field, p.code, p.owner, p.type])).toEqual([
+    ['changes[1]', 'RRSET_STEERED', 'www', 'A'],
+  ]);
+  expect('refusal' in emptied && emptied.refusal.message).toMatch(/www A .* is steered: .*through steering/);
+  const replaced = plan(zone, [{ kind: 'REPLACE_RRSET', owner: 'www', type: 'A', rdatas: ['192.0.2.8'], ttl: 3600 }], guards);
+  expect('refusal' in replaced && replaced.refusal.code).toBe('RRSET_STEERED');
+  expect('refusal' in plan(zone, [add('www', 'A', '192.0.2.9')], guards)).toBe(true);
+  // a REPLACE with what steering serves changes nothing, and another type at the owner is another RRset: taken
+  expect('plan' in plan(zone, [{ kind: 'REPLACE_RRSET', owner: 'www', type: 'A', rdatas: ['192.0.2.7'], ttl: 3600 }], guards)).toBe(true);
+  expect('plan' in plan(zone, [add('www', 'TXT', '"x"')], guards)).toBe(true);
 });
 
 test('a locked RRset refuses every change of it, and nothing else', () => {

@@ -40,7 +40,7 @@ export async function publishSteeredZone(engine: WriteEngine, db: Database, sett
     db,
     settings,
     SERVICE,
-    { zone: { id: domainId }, owner: '@', serviceNote: STEERING_AUTHOR },
+    { zone: { id: domainId }, owner: '@', serviceNote: STEERING_AUTHOR, steering: true },
     async (change) => {
       // several statements (the rows, what is served, the events): a transaction holding the zone row's lock
       change.requireLock();

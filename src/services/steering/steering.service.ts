@@ -158,12 +158,18 @@ export class SteeringService {
   async createCheck(ctx: RequestContext, zoneName: string, input: SteeringCheckInput): Promise<CheckRow> {
     const zone = normaliseZoneName(zoneName);
     const check = this.parseCheck(input);
-    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner: '@' }, async (change) => {
-      change.requireLock();
-      if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
-      await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
-      return insertCheck(change.connection, change.zone.id, check, this.settings.steering.externalLease);
-    });
+    const id = await this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: zone }, owner: '@', steering: true },
+      async (change) => {
+        change.requireLock();
+        if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
+        await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
+        return insertCheck(change.connection, change.zone.id, check, this.settings.steering.externalLease);
+      },
+    );
     return (await checkById(ctx.db, id)) as CheckRow;
   }
 
@@ -240,23 +246,29 @@ export class SteeringService {
     refuseRules(input);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, input);
-    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
-      change.requireLock();
-      const definition = await this.parseRrset(ctx, change, input);
-      // the write engine's last word sees only the served records that change: steering an RRset whose records
-      // stay as they are is a write of it all the same
-      requireAllowed(ctx.principal.policy, { zone, owner: definition.owner, type: definition.type, access: 'write' });
-      const existing = (await rrsetsOfZone(change.connection, change.zone.id)).find(
-        (r) => r.owner === definition.owner && r.type === definition.type,
-      );
-      if (existing) {
-        const message = `owner: ${definition.owner} already has a steered ${definition.type} RRset (id ${existing.id})`;
-        throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'owner', code: 'DUPLICATE_STEERING', message }]);
-      }
-      const created = await insertRrset(change.connection, change.zone.id, definition);
-      await commitServed(change);
-      return created;
-    });
+    const id = await this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: zone }, owner, steering: true },
+      async (change) => {
+        change.requireLock();
+        const definition = await this.parseRrset(ctx, change, input);
+        // the write engine's last word sees only the served records that change: steering an RRset whose records
+        // stay as they are is a write of it all the same
+        requireAllowed(ctx.principal.policy, { zone, owner: definition.owner, type: definition.type, access: 'write' });
+        const existing = (await rrsetsOfZone(change.connection, change.zone.id)).find(
+          (r) => r.owner === definition.owner && r.type === definition.type,
+        );
+        if (existing) {
+          const message = `owner: ${definition.owner} already has a steered ${definition.type} RRset (id ${existing.id})`;
+          throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'owner', code: 'DUPLICATE_STEERING', message }]);
+        }
+        const created = await insertRrset(change.connection, change.zone.id, definition);
+        await commitServed(change);
+        return created;
+      },
+    );
     return this.viewById(ctx, id);
   }
 
@@ -319,7 +331,7 @@ export class SteeringService {
     refuseRules({ owner: ownerName, type: dynamic.type, pools: [], rules: dynamic.rules });
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
       change.requireLock();
       // as createRrset: the definition is a write of the RRset, whether or not its served records change now
       requireAllowed(ctx.principal.policy, { zone, owner, type: dynamic.type, access: 'write' });
@@ -376,7 +388,7 @@ export class SteeringService {
   async deleteOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string): Promise<void> {
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, { owner: ownerName, type: 'A', pools: [] });
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
       change.requireLock();
       const removed = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner && r.luaContent != null);
       if (!removed.length) return;
@@ -408,13 +420,19 @@ export class SteeringService {
     const domainId = await zoneOfCheck(ctx.db, id);
     if (domainId === undefined) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
     await notFoundAs('STEERING_CHECK_NOT_FOUND', () =>
-      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
-        change.requireLock();
-        const current = await checkById(change.connection, id);
-        if (!current || current.domainId !== change.zone.id || !seesZone(ctx.principal.policy, change.zone.name))
-          throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
-        await work(change, current);
-      }),
+      this.engine.changeZone(
+        ctx.db,
+        this.settings,
+        ctx.principal,
+        { zone: { id: domainId }, owner: '@', steering: true },
+        async (change) => {
+          change.requireLock();
+          const current = await checkById(change.connection, id);
+          if (!current || current.domainId !== change.zone.id || !seesZone(ctx.principal.policy, change.zone.name))
+            throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
+          await work(change, current);
+        },
+      ),
     );
   }
 
@@ -422,18 +440,24 @@ export class SteeringService {
     const domainId = await zoneOfRrset(ctx.db, id);
     if (domainId === undefined) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
     await notFoundAs('STEERED_RRSET_NOT_FOUND', () =>
-      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
-        change.requireLock();
-        const current = await rrsetById(change.connection, id);
-        if (
-          !current ||
-          current.domainId !== change.zone.id ||
-          !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type)
-        )
-          throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
-        requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: current.owner, type: current.type, access: 'write' });
-        await work(change, current);
-      }),
+      this.engine.changeZone(
+        ctx.db,
+        this.settings,
+        ctx.principal,
+        { zone: { id: domainId }, owner: '@', steering: true },
+        async (change) => {
+          change.requireLock();
+          const current = await rrsetById(change.connection, id);
+          if (
+            !current ||
+            current.domainId !== change.zone.id ||
+            !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type)
+          )
+            throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
+          requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: current.owner, type: current.type, access: 'write' });
+          await work(change, current);
+        },
+      ),
     );
   }
 

@@ -25,7 +25,7 @@ import { nameserversChanged } from '../operations/health-changes';
 import { applyOverlay, baseRecordsAt, overlaysAt } from '../../repositories/views';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
-import { protectedRrsetKeys, refuseProtected } from '../../repositories/protected-rrsets';
+import { guardsOfZone, refuseGuarded } from '../../repositories/protected-rrsets';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -80,6 +80,12 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * or at its time (services/zones/change-requests.service.ts). Any other such change is refused, ZONE_UNDER_REVIEW.
    */
   review?: 'plan' | 'approved';
+  /**
+   * A change of steering's (services/steering, docs/steering.md): a steered RRset's or a check's definition, a
+   * report, with the served records they lead to. Its author is whoever asked, but a steered RRset's records are
+   * steering's to write: every other write that would change one is refused (RRSET_STEERED, `commit`).
+   */
+  steering?: boolean;
 };
 
 /** an ALIAS or ANAME: its addresses come from a resolver (alias-flattening.ts) */
@@ -333,7 +339,7 @@ export class ZoneChange implements ChangeToSign {
    */
   async check(options: CommitOptions = {}): Promise<void> {
     this.refuseBeforeWrite(options);
-    await this.refuseProtectedRrsets();
+    await this.refuseGuardedRrsets();
     const defaultMaxRecords = this.recordQuota();
     if (defaultMaxRecords === undefined) return;
     const quota = await recordQuotaExceeded(this.sql, {
@@ -397,18 +403,25 @@ export class ZoneChange implements ChangeToSign {
   /**
    * A locked RRset (docs/changes.md, "Protected RRsets") refuses whatever write stages a record of it, on every
    * edge (a change set's plan names the change first; this is the last word for the others: a record's create,
-   * edit or delete, an import, a template). The service's own writes (the signer, a transfer, ALIAS and steering
-   * refreshes) are not a person's change and pass. One statement, only for a write that staged records into a
-   * zone read with some lock: a change decided on the zone's head writes only if the zone has no lock
-   * (`ZoneWrite.expect`), else it is decided again on a read, which asks.
+   * edit or delete, an import, a revert, a template). The service's own writes (the signer, a transfer, ALIAS and
+   * steering refreshes) are not a person's change and pass. A steered RRset (docs/steering.md) refuses them the
+   * same way, RRSET_STEERED: its records are what steering decided, and a hand edit would be undone at the next
+   * decision; steering's own changes (`ZoneChangeRequest.steering`: a definition and the records it leads to)
+   * pass. One statement, only for a write that staged records into a zone read with some lock or steered RRset:
+   * a change decided on the zone's head writes only if the zone has neither (`ZoneWrite.expect`), else it is
+   * decided again on a read, which asks.
    */
-  private async refuseProtectedRrsets(): Promise<void> {
+  private async refuseGuardedRrsets(): Promise<void> {
     const request = this.request;
     if (request.signatureOnly || request.transfer || request.serviceNote !== undefined) return;
     if (!this.removed.length && !this.added.length) return;
-    if (this.decidedOnHead || !this.zone.hasLocks) return;
-    const locked = await protectedRrsetKeys(this.sql, this.zone.id);
-    if (locked.size) refuseProtected(this.zone.name, locked, [...this.removed, ...this.added]);
+    if (this.decidedOnHead) return;
+    const steered = this.zone.hasSteered && !request.steering;
+    if (!this.zone.hasLocks && !steered) return;
+    const guards = await guardsOfZone(this.sql, this.zone.id);
+    const touched = [...this.removed, ...this.added];
+    refuseGuarded('RRSET_PROTECTED', this.zone.name, guards.protectedRrsets, touched);
+    if (steered) refuseGuarded('RRSET_STEERED', this.zone.name, guards.steeredRrsets, touched);
   }
 
   /**
@@ -457,7 +470,7 @@ export class ZoneChange implements ChangeToSign {
 
   async commit(options: CommitOptions = {}): Promise<number[]> {
     this.refuseBeforeWrite(options);
-    await this.refuseProtectedRrsets();
+    await this.refuseGuardedRrsets();
     const before = this.zone.serial;
     const after =
       options.serialSetByCaller ??

@@ -1,12 +1,12 @@
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
-import { checkZoneRecords, FINDING_SEVERITY, type ZoneWarning } from '../../dns/zone-checks';
+import { checkZoneRecords } from '../../dns/zone-checks';
 import { serialGreaterThan } from '../../dns/serial';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { DisabledRecord } from '../../repositories/disabled-records';
-import { protectedProblems } from '../../repositories/protected-rrsets';
+import { guardedProblems } from '../../repositories/protected-rrsets';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
 import { findingDetail } from './zone-warnings';
@@ -91,7 +91,7 @@ export interface ChangePlan {
   /** what is kept disabled changes beside the served records */
   disabled: { removed: DisabledRecord[]; added: DisabledRecord[] };
   soa: SoaEdit;
-  /** the zone checks' warnings about what the plan adds, and a steered RRset it deletes (each with its severity and RFC) */
+  /** the zone checks' warnings about what the plan adds (each with its severity and RFC) */
   warnings: ErrorDetail[];
 }
 
@@ -367,11 +367,12 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     }
     return addedByMade.get(recordIdentity(record));
   };
-  // a protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets")
-  const locked = policy.guards?.protectedRrsets;
-  if (locked?.size) {
+  // a protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets"), and
+  // so does a steered one: its records are steering's to decide (docs/steering.md), a hand edit would be undone
+  const guards = policy.guards;
+  if (guards?.protectedRrsets?.size || guards?.steeredRrsets?.size) {
     const at = (index: number | undefined) => (index !== undefined ? `changes[${index}]` : 'changes');
-    const refused = protectedProblems(name, locked, [
+    const touched = [
       ...removals.map(({ row }) => ({ owner: row.owner, type: row.type, field: at(removedBy.get(row.id)) })),
       ...insertions.map(({ record }) => ({ owner: record.owner, type: record.type, field: at(addedBy(record)) })),
       ...[...disabledGone.values(), ...disabledCome.values()].map(({ record, index }) => ({
@@ -379,8 +380,14 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
         type: record.type,
         field: at(index),
       })),
-    ]);
-    if (refused.length) return refusal(refused, errorFromProblems(refused));
+    ];
+    for (const [code, guarded] of [
+      ['RRSET_PROTECTED', guards.protectedRrsets],
+      ['RRSET_STEERED', guards.steeredRrsets],
+    ] as const) {
+      const refused = guarded?.size ? guardedProblems(code, name, guarded, touched) : [];
+      if (refused.length) return refusal(refused, errorFromProblems(refused));
+    }
   }
   // the zone checks over what the plan adds, on the zone as it will be: an error refuses the set (a warning
   // too on a zone with strictChecks), each named by the change that adds its record
@@ -392,29 +399,6 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     return refusal(found, errorFromProblems(found));
   }
   const warnings = findings.map((f) => findingDetail(f));
-  // a steered RRset the plan leaves empty: its steering then serves nothing (docs/steering.md)
-  const steered = policy.guards?.steeredRrsets;
-  if (steered?.size && removals.length) {
-    const after = new Set(desired.map((r) => `${r.owner} ${r.type}`));
-    const gone = new Map<string, number>();
-    for (const { row } of removals) {
-      const key = `${row.owner} ${row.type}`;
-      if (steered.has(key) && !after.has(key) && !gone.has(key)) gone.set(key, removedBy.get(row.id)!);
-    }
-    for (const [key, index] of gone) {
-      const [owner, type] = key.split(' ');
-      const finding: ZoneWarning = {
-        owner,
-        type,
-        code: 'STEERED_RRSET_DELETED',
-        ...FINDING_SEVERITY.STEERED_RRSET_DELETED,
-        message: `${owner} ${type}: the change deletes an RRset the zone's steering serves; its steering then answers nothing`,
-      };
-      const detail = findingDetail(finding, index);
-      if (strict) return refusal([detail], errorFromProblems([detail]));
-      warnings.push(detail);
-    }
-  }
   return {
     plan: {
       zone: name,
