@@ -1,6 +1,7 @@
 /**
  * The signed zone as the incremental signer reads it (dns/dnssec/incremental.ts `SignedZoneView`) from what is
- * stored, with a staged change applied (zone-signing.ts).
+ * stored, with a staged change applied: a change of the base zone (zone-signing.ts), or a view's overlay over it
+ * (view-signing.ts).
  */
 import type { Sql } from '../../db/pool';
 import type { ChainMember, SignedZoneView, ViewQuestions } from '../../dns/dnssec/incremental';

@@ -34,11 +34,13 @@ import {
   SignerRow,
   SigningKeyRow,
 } from '../../repositories/dnssec';
+import type { ViewStep } from '../../repositories/views';
 import type { ChangeToSign, ZoneSigner } from '../write-engine/signing';
 import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 import type { SettingsKeyVault } from './settings-key-vault';
 import { foreignZoneKeys, publishedCds, zoneKeysOf } from './zone-keys';
 import { StoredSignedZone } from './stored-signed-zone';
+import { signViewZones, viewSignatureWindow } from './view-signing';
 import { isSignalRecord } from '../../dns/dnssec/bootstrap-signal';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
@@ -230,5 +232,24 @@ export class DnssecZoneSigner implements ZoneSigner {
       }
     }
     change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
+  }
+
+  /** the views' zones of a signed zone signed again for their new serials (view-signing.ts) */
+  async signViews(
+    sql: Sql,
+    zone: { id: number; name: string },
+    policy: DnssecPolicy,
+    views: readonly ViewStep[],
+    settings: Settings,
+  ): Promise<void> {
+    const vault = this.keys.vault();
+    await signViewZones(
+      sql,
+      zone,
+      denialOf(policy),
+      views,
+      (stored) => zoneKeysOf(zone.name, stored, vault),
+      viewSignatureWindow(settings),
+    );
   }
 }
