@@ -273,6 +273,13 @@ test("a view's zone is held to the zone's rules", async () => {
   expect((await overlay('inside', 'alias', 'CNAME', 'REPLACE', ['api.corp.views.test.'])).errors).toBeUndefined();
   const beside = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'alias', type: 'A', rdata: '192.0.2.1', ttl: 300 } });
   expect(errorCode(beside)).toBe('CNAME_CONFLICT');
+  // a view's zone is signed with the zone: an overlay of one of the signer's types keeps the zone unsigned, as a
+  // base record of it would
+  const cds = `12345 13 2 ${'ab'.repeat(32)}`;
+  expect((await overlay('inside', 'signal', 'CDS', 'REPLACE', [cds])).errors).toBeUndefined();
+  const signing = await app.gql(`mutation { enableDnssec(input: { zone: "${ZONE}" }) { state } }`);
+  expect(errorCode(signing)).toBe('DNSSEC_RECORD_MANAGED');
+  expect(signing.errors![0].message).toMatch(/overlay/);
   // a user may not touch views
   const user = await app.gql(`query { views { name } }`, undefined, null);
   expect(user.errors).toBeDefined();
@@ -432,6 +439,10 @@ describe("a signed zone's views at the edges", () => {
   });
 
   test('a name the view empties leaves its chain with the empty non-terminal above it; a delegation only the view has is signed as one', async () => {
+    // the signer's types are the signer's in every view's zone
+    expect(errorCode(await overlay('inside', 'signal', 'CDS', 'REPLACE', [`12345 13 2 ${'ab'.repeat(32)}`], EDGE))).toBe(
+      'DNSSEC_RECORD_MANAGED',
+    );
     const base = await edge(undefined, 'edge-base');
     // hiding www.deep takes two names out of the inside's NSEC3 chain: it, and deep (an empty non-terminal above it)
     expect((await overlay('inside', 'www.deep', 'A', 'HIDE', [], EDGE)).errors).toBeUndefined();
