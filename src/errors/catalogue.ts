@@ -123,8 +123,8 @@ export const ERROR_CATALOGUE = {
   /** a view of that name exists, or the TSIG key is another view's already (a request's key picks its view) */
   VIEW_EXISTS: { status: 409, message: 'A view of that name, or with that TSIG key, exists already' },
   /**
-   * views and DNSSEC do not go together yet (docs/views.md): a view's zone would need signing of its own with the
-   * zone's keys, which this version does not do
+   * deprecated, no longer raised: a signed zone's views' zones are signed with the zone's keys (docs/views.md,
+   * «DNSSEC»). Kept so that clients that name the code still build.
    */
   VIEW_ZONE_SIGNED: {
     status: 409,

@@ -11,7 +11,7 @@ import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { isEscapedAt } from '../dns/presentation';
-import { applyOverlay, overlaysAt, overlaysOfZone } from './views';
+import { applyOverlay, overlaysAt, overlaysOfZone, viewSignerOf } from './views';
 
 /**
  * ALIAS and ANAME are never served (docs/templates-and-alias.md): no secondary would understand them, and
@@ -196,6 +196,19 @@ export async function recordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Prom
  */
 export async function signerRecordsAt(sql: Sql, zone: ZoneRef, owners: string[], types: string[]): Promise<Rr[]> {
   if (zone.kind === 'catalog' || !owners.length) return [];
+  if (zone.view) {
+    // a view's zone: the base's signer records but those it leaves out, then its own (docs/views.md, «DNSSEC»)
+    const signer = await viewSignerOf(sql, zone.id, zone.view.id);
+    const rows = await sql.rows<Rr & { id: string }>(
+      'select id, owner, type, ttl, rdata from dnssec_records where domain_id = $1 and owner = any($2::text[]) and type = any($3::text[]) order by id',
+      [zone.id, owners, types],
+    );
+    const wanted = (r: Rr) => owners.includes(r.owner) && types.includes(r.type);
+    return [
+      ...rows.filter((r) => !signer.hidden.has(Number(r.id))).map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata })),
+      ...signer.records.filter(wanted),
+    ];
+  }
   return sql.rows<Rr>(
     'select owner, type, ttl, rdata from dnssec_records where domain_id = $1 and owner = any($2::text[]) and type = any($3::text[]) order by id',
     [zone.id, owners, types],
@@ -276,18 +289,23 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
     if (rows.length < pageSize) break;
   }
   if (overlays.length) yield applyOverlay([], overlays);
-  // a signed zone: the signer's records (DNSKEY, RRSIG, NSEC/NSEC3, NSEC3PARAM, CDS, CDNSKEY) after the data
+  // a signed zone: the signer's records (DNSKEY, RRSIG, NSEC/NSEC3, NSEC3PARAM, CDS, CDNSKEY) after the data; a
+  // view's zone leaves out the base's that its own stand in for, and ends with its own (docs/views.md, «DNSSEC»)
+  const signer = zone.view ? await viewSignerOf(sql, zone.id, zone.view.id) : undefined;
   after = 0;
   for (;;) {
     const rows = await sql.rows<Rr & { id: string }>(
       'select id, owner, type, ttl, rdata from dnssec_records where domain_id = $1 and id > $2 order by id limit $3',
       [zone.id, after, pageSize],
     );
-    if (!rows.length) return;
-    after = Number(rows[rows.length - 1].id);
-    yield rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
-    if (rows.length < pageSize) return;
+    if (rows.length) {
+      after = Number(rows[rows.length - 1].id);
+      const shown = signer?.hidden.size ? rows.filter((r) => !signer.hidden.has(Number(r.id))) : rows;
+      yield shown.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
+    }
+    if (rows.length < pageSize) break;
   }
+  if (signer?.records.length) yield signer.records.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
 }
 
 /**

@@ -4,6 +4,7 @@
  * without a serial row is the base zone as it is, serial and all: most zones of most views cost no row.
  */
 import type { Sql } from '../db/pool';
+import { DNSSEC_POLICY_JSON, type DnssecPolicy, policyFromJson } from './dnssec';
 
 /** a record as the primary serves it (dns-zone-data.ts's `Rr`) */
 export interface Rr {
@@ -142,11 +143,6 @@ export async function overlaysOfZone(sql: Sql, domainId: number, viewId?: number
   return rows.map(toOverlay);
 }
 
-/** whether the zone has (or had) a view's zone of its own: then it may not be signed in this version */
-export async function zoneHasViewSerials(sql: Sql, domainId: number): Promise<boolean> {
-  return (await sql.rows(`select 1 from view_serials where domain_id = $1 limit 1`, [domainId])).length > 0;
-}
-
 /** the serial of a (zone, view) with an overlay, or undefined: the view's zone is the base zone */
 export async function viewSerial(sql: Sql, domainId: number, viewId: number): Promise<number | undefined> {
   const [row] = await sql.rows<{ serial: string }>(`select serial from view_serials where domain_id = $1 and view_id = $2`, [
@@ -159,7 +155,8 @@ export async function viewSerial(sql: Sql, domainId: number, viewId: number): Pr
 /**
  * Writes (or with `action` undefined, clears) a view's overlay of one RRset and steps that view's serial of the
  * zone, in the caller's transaction: the first overlay of a (zone, view) starts its serial one above the base's
- * (the serial its secondaries hold: they served the base zone until now). RFC 1982 arithmetic.
+ * (the serial its secondaries hold: they served the base zone until now), and the zone row is marked as having a
+ * view's zone (`has_view_zones`: it stays so). RFC 1982 arithmetic.
  */
 export async function writeOverlay(
   sql: Sql,
@@ -185,8 +182,10 @@ export async function writeOverlay(
       write.owner,
       write.type,
     ]);
+  // the zone row says it has a view's zone from now on (a signed zone's change without the lock then waits for it)
   const [row] = await sql.rows<{ serial: string }>(
-    `insert into view_serials (domain_id, view_id, serial)
+    `with marked as (update domains set has_view_zones = true where id = $1 and not has_view_zones)
+     insert into view_serials (domain_id, view_id, serial)
        select id, $2, (serial + 1) % 4294967296 from domains where id = $1
        on conflict (domain_id, view_id) do update set serial = (view_serials.serial + 1) % 4294967296
      returning serial`,
@@ -207,6 +206,71 @@ export function stepViewSerialsSql(domainIdSql: string, touchedParam: string): s
         select 1 from unnest(${touchedParam}::text[]) as t(rrset)
          where not exists (select 1 from view_overlays o
                             where o.domain_id = vs.domain_id and o.view_id = vs.view_id and o.owner || ' ' || o.type = t.rrset))`;
+}
+
+/**
+ * The statement part that steps the serial of every view's zone of a signed zone (or of one whose signing this
+ * change ends), for the write engine's one statement: the base's signer records are in every view's zone, and
+ * every step of a signed zone re-signs its SOA at least, so each view's zone is signed again in the change's
+ * transaction (services/dnssec/view-signing.ts) under its new serial. Returns the views stepped and their serials.
+ */
+export function stepEveryViewSerialSql(domainIdSql: string): string {
+  return `update view_serials vs set serial = (vs.serial + 1) % 4294967296 where vs.domain_id = ${domainIdSql} returning vs.view_id, vs.serial`;
+}
+
+/** a view's serial of a zone just stepped: the view's zone is then signed again for it */
+export interface ViewStep {
+  viewId: number;
+  serial: number;
+}
+
+/**
+ * What a view's zone of a signed zone holds beside the base's signer records (docs/views.md, «DNSSEC»): its own
+ * signer records, and the ids of the base's (`dnssec_records`) that it leaves out
+ */
+export interface ViewSigner {
+  hidden: ReadonlySet<number>;
+  records: Rr[];
+}
+
+const NO_VIEW_SIGNER: ViewSigner = { hidden: new Set(), records: [] };
+
+/** the signer records of a (zone, view) as stored for its serial; none for a view that has no zone of its own */
+export async function viewSignerOf(sql: Sql, domainId: number, viewId: number): Promise<ViewSigner> {
+  const [row] = await sql.rows<{ signer_hidden: string[]; signer_records: Rr[] }>(
+    `select signer_hidden, signer_records from view_serials where domain_id = $1 and view_id = $2`,
+    [domainId, viewId],
+  );
+  if (!row) return NO_VIEW_SIGNER;
+  return { hidden: new Set(row.signer_hidden.map(Number)), records: row.signer_records };
+}
+
+/** writes the signer records of some views' zones of a zone, in one statement (each view's replaces what it held) */
+export async function writeViewSigners(
+  sql: Sql,
+  domainId: number,
+  views: readonly { viewId: number; hidden: readonly number[]; records: readonly Rr[] }[],
+): Promise<void> {
+  if (!views.length) return;
+  const rows = views.map((v) => ({
+    view: v.viewId,
+    hidden: v.hidden,
+    records: v.records.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata })),
+  }));
+  await sql.rows(
+    `update view_serials vs set signer_hidden = array(select jsonb_array_elements_text(x.hidden)::bigint), signer_records = x.records
+       from jsonb_to_recordset($2::jsonb) as x(view bigint, hidden jsonb, records jsonb)
+      where vs.domain_id = $1 and vs.view_id = x.view`,
+    [domainId, JSON.stringify(rows)],
+  );
+}
+
+/** a zone no longer signed: its views' zones hold no signer records of their own either */
+export async function clearViewSigners(sql: Sql, domainId: number): Promise<void> {
+  await sql.rows(
+    `update view_serials set signer_hidden = '{}', signer_records = '[]' where domain_id = $1 and (cardinality(signer_hidden) > 0 or signer_records <> '[]')`,
+    [domainId],
+  );
 }
 
 /** the (zone, view)s whose serial their secondaries were not yet sent a NOTIFY of, with where to send it */
@@ -272,17 +336,16 @@ export function applyOverlay<T extends Rr>(base: T[], overlays: readonly Overlay
   return kept;
 }
 
-/** a zone for an overlay's write, its row locked (the zone's changes wait for it): its kind and whether it is signed */
+/** a zone for an overlay's write, its row locked (the zone's changes wait for it): its kind and its DNSSEC policy if signed */
 export async function lockZoneForOverlay(
   sql: Sql,
   name: string,
-): Promise<{ id: number; name: string; kind: string; signed: boolean } | undefined> {
+): Promise<{ id: number; name: string; kind: string; dnssec?: DnssecPolicy } | undefined> {
   const [row] = await sql.rows(
-    `select d.id, d.name, d.kind, exists (select 1 from dnssec_zones z where z.domain_id = d.id) as signed
-       from domains d where d.name = $1 for update of d`,
+    `select d.id, d.name, d.kind, ${DNSSEC_POLICY_JSON} as dnssec from domains d where d.name = $1 for update of d`,
     [name],
   );
-  return row ? { id: Number(row.id), name: row.name, kind: row.kind, signed: row.signed } : undefined;
+  return row ? { id: Number(row.id), name: row.name, kind: row.kind, dnssec: policyFromJson(row.dnssec) } : undefined;
 }
 
 /** a zone's id and name, unlocked (a read of its overlays) */

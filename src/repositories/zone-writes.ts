@@ -4,7 +4,7 @@ import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { insertEventsSql } from './events';
-import { stepViewSerialsSql } from './views';
+import { stepEveryViewSerialSql, stepViewSerialsSql, type ViewStep } from './views';
 import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-schedule';
 import {
   DNSSEC_POLICY_JSON,
@@ -71,6 +71,8 @@ export interface LockedZone {
   hasSteered: boolean;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
+  /** whether some view overlaid the zone (`has_view_zones`): a signed zone's change signs the views' zones too */
+  viewZones: boolean;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
   signer?: { questions: SignerQuestions; answers: SignerAnswers };
   /** a signed zone's signer records and keys whole, read with it (`readZone`'s `signer` 'whole': a zone's head) */
@@ -189,7 +191,7 @@ export async function readZone(
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         exists (select 1 from disabled_records x where x.domain_id = d.id) as has_disabled,
         exists (select 1 from protected_rrsets l where l.domain_id = d.id) as has_locks, d.strict_checks,
-        exists (select 1 from steered_rrsets s where s.domain_id = d.id) as has_steered,
+        exists (select 1 from steered_rrsets s where s.domain_id = d.id) as has_steered, d.has_view_zones,
         ${DNSSEC_POLICY_JSON} as dnssec${
           signer === 'whole'
             ? `,
@@ -218,6 +220,7 @@ export async function readZone(
     strictChecks: row.strict_checks === true,
     hasSteered: row.has_steered === true,
     dnssec: policyFromJson(row.dnssec),
+    viewZones: row.has_view_zones === true,
     signer:
       signer && signer !== 'whole' && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
     wholeSigner: row.whole_signer ? wholeSignerFromJson(row.whole_signer) : undefined,
@@ -267,6 +270,15 @@ export interface ZoneWrite {
    * (write-engine/staging.ts)
    */
   noOverlayAt?: readonly string[];
+  /**
+   * a step of a signed zone (or the one that ends its signing), whose views' zones hold its signer records
+   * (docs/views.md, «DNSSEC»). `step`: the zone has views' zones (the change holds the zone row's lock): every
+   * view's serial of the zone steps in this statement, whatever the change touched, and the steps are answered
+   * (`Written.views`) for those zones to be signed again in the change's transaction. `none`: the zone had none
+   * when read, and the change holds no lock: it writes only if the zone row still says so (`has_view_zones`), else
+   * it answers `overlaid` and is decided again holding the lock
+   */
+  signedViews?: 'step' | 'none';
 }
 
 /** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
@@ -276,6 +288,8 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
 export interface Written {
   inserted: number[];
   signerInserted: number[];
+  /** the views whose serials stepped with a signed zone's step (`ZoneWrite.signedViews`), with their new serials */
+  views?: ViewStep[];
 }
 
 /**
@@ -315,16 +329,20 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   const quota = p.add(write.defaultMaxRecords ?? null);
   const serialBefore = p.add(write.serialBefore);
   // a change decided without the views' overlays in hand writes only where none lies over its owners (docs/views.md)
-  const overlaid = write.noOverlayAt?.length
+  const overlaidAt = write.noOverlayAt?.length
     ? `exists (select 1 from view_overlays v where v.domain_id = ${domainId} and v.owner = any(${p.add(write.noOverlayAt)}::text[]))`
     : undefined;
+  // a signed zone's step without the lock writes only if no view's zone is to be signed with it: a condition on the
+  // zone row itself, so that an overlay committed while this statement waited for the row is seen
+  const viewZones = write.signedViews === 'none' ? `(select has_view_zones from domains where id = ${domainId})` : undefined;
+  const overlaid = overlaidAt && viewZones ? `(${overlaidAt} or ${viewZones})` : (overlaidAt ?? viewZones);
   const parts = [
     `lim as (${recordLimitSql(domainId, quota)})`,
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
       where id = ${domainId} and serial = ${serialBefore}
         and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))${
           write.expect ? expectedSql(domainId, (value) => p.add(value), write.expect) : ''
-        }${overlaid ? ` and not ${overlaid}` : ''}
+        }${overlaidAt ? ` and not ${overlaidAt}` : ''}${viewZones ? ' and not has_view_zones' : ''}
       returning id, serial, user_id)`,
   ];
   if (write.deleteIds.length && !twoStatements) {
@@ -367,7 +385,9 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
   // the views whose zone moves with this change step their serials with it (docs/views.md)
-  if (write.touched?.length) parts.push(`vser as (${stepViewSerialsSql('(select id from dom)', p.add(write.touched))})`);
+  // (every view, for a signed zone: the base's signer records are in each, and each is signed again)
+  if (write.signedViews === 'step') parts.push(`vser as (${stepEveryViewSerialSql('(select id from dom)')})`);
+  else if (write.touched?.length) parts.push(`vser as (${stepViewSerialsSql('(select id from dom)', p.add(write.touched))})`);
   const signerRemoved = write.signerRemoved ?? [];
   const signerAdded = write.signerAdded ?? [];
   const signer = signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded);
@@ -392,7 +412,12 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   if (text === undefined) {
     text = `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota, ${overlaid ?? 'false'} as overlaid`;
+       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota, ${overlaid ?? 'false'} as overlaid${
+         write.signedViews === 'step'
+           ? `,
+       (select coalesce(json_agg(json_build_object('viewId', view_id, 'serial', serial)), '[]'::json) from vser) as views`
+           : ''
+       }`;
     if (shape !== undefined && statementTexts.size < MAX_SHAPES) statementTexts.set(shape, text);
   }
   const [row] = await sql.rows(text, p.values);
@@ -407,6 +432,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   return {
     inserted: (row.inserted as (string | number)[]).map(Number),
     signerInserted: signer.idsOf((row.signer_inserted as (string | number)[]).map(Number)),
+    ...(row.views ? { views: (row.views as any[]).map((v) => ({ viewId: Number(v.viewId), serial: Number(v.serial) })) } : {}),
   };
 }
 
@@ -433,7 +459,8 @@ function statementShape(
   const deleted = write.deleteIds.length && !built.twoStatements ? idRowsShape(write.deleteIds) : '-';
   const update = write.update ? (FLATTENED_TYPE_NAMES.has(write.update.type) ? 'flattened' : 'plain') : '-';
   const expect = write.expect ? (write.expect.unknownOwners.length ? 'owners' : 'head') : '-';
-  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${!!write.touched?.length} ${!!write.noOverlayAt?.length} ${built.parameters}`;
+  const views = write.signedViews ?? '-';
+  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${!!write.touched?.length} ${!!write.noOverlayAt?.length} ${views} ${built.parameters}`;
 }
 
 /**

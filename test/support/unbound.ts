@@ -50,6 +50,11 @@ export interface UnboundOptions {
    * validator supports (the strict validator an algorithm rollover must not break, RFC 6781 §4.1.4)
    */
   hardenAlgoDowngrade?: boolean;
+  /**
+   * the loopback address the resolver asks its stub servers from (outgoing-interface), when a server answers by the
+   * asker's address (a BIND secondary with views, docs/views.md); 127.0.0.1 unless told
+   */
+  outgoingInterface?: string;
 }
 
 export interface ResolverRecord {
@@ -147,7 +152,7 @@ export async function startUnbound(options: UnboundOptions): Promise<Unbound> {
     do-udp: yes
     do-tcp: yes
     access-control: 127.0.0.0/8 allow
-    num-threads: 1
+${options.outgoingInterface ? `    outgoing-interface: ${options.outgoingInterface}\n` : ''}    num-threads: 1
     so-reuseport: no
     # in the foreground, as whoever runs the tests, in its own folder: no chroot, no privilege drop, no pid file elsewhere
     do-daemonize: no

@@ -125,12 +125,18 @@ export async function allZoneRecords(sql: Sql, domainId: number): Promise<Journa
   return sql.rows<JournalRecord>('select owner, type, rdata, ttl from records where domain_id = $1 order by id', [domainId]);
 }
 
-/** a zone's own records of some types (at most a few: enabling DNSSEC refuses when there is one) */
-export async function userRecordsOfTypes(sql: Sql, domainId: number, types: string[]): Promise<JournalRecord[]> {
-  return sql.rows<JournalRecord>('select owner, type, rdata, ttl from records where domain_id = $1 and type = any($2::text[]) limit 3', [
-    domainId,
-    types,
-  ]);
+/**
+ * a zone's own records of some types, and its views' overlays of them (docs/views.md: a view's zone is signed too),
+ * the records first (at most a few: enabling DNSSEC refuses when there is one); `overlay` marks a view's
+ */
+export async function userRecordsOfTypes(sql: Sql, domainId: number, types: string[]): Promise<(JournalRecord & { overlay: boolean })[]> {
+  return sql.rows<JournalRecord & { overlay: boolean }>(
+    `(select owner, type, rdata, ttl, false as overlay from records where domain_id = $1 and type = any($2::text[]) limit 3)
+     union all
+     (select owner, type, '' as rdata, 0 as ttl, true as overlay from view_overlays where domain_id = $1 and type = any($2::text[]) limit 3)
+     order by overlay limit 3`,
+    [domainId, types],
+  );
 }
 
 /** the RRset at an owner of one type, wherever it is kept (a user's records, or the signer's: DNSKEY, NSEC…) */

@@ -4,7 +4,6 @@ import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName, isDnssecAlgo
 import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DNSKEY } from '../../dns/record-types/dnskey';
-import { zoneHasViewSerials } from '../../repositories/views';
 import { DomainError } from '../../errors/catalogue';
 import {
   DnssecPolicy,
@@ -184,14 +183,13 @@ export class DnssecService {
           ]);
         change.requireLock();
         const sql = change.connection;
-        // a view's zone is served unsigned beside the base (docs/views.md): no signing while the zone has one
-        if (await zoneHasViewSerials(sql, change.zone.id)) {
-          const message = `zone: ${change.zone.name} has a view's zone (an overlay now or before); views and DNSSEC do not go together in this version`;
-          throw new DomainError('VIEW_ZONE_SIGNED', message, [field('zone', 'VIEW_ZONE_SIGNED', message)]);
-        }
-        const present = await userRecordsOfTypes(sql, change.zone.id, [...SIGNER_OWNED_TYPES]);
-        if (present.length) {
-          const message = `zone: the zone holds ${present[0].type} records of its own (at ${present[0].owner}); delete them first, the signer makes its own`;
+        // a view's zone is signed with the zone's keys too (docs/views.md, «DNSSEC»): its overlays hold none of the
+        // signer's types either
+        const [present] = await userRecordsOfTypes(sql, change.zone.id, [...SIGNER_OWNED_TYPES]);
+        if (present) {
+          const message = present.overlay
+            ? `zone: a view's overlay holds ${present.type} records (at ${present.owner}); clear it first, the signer makes its own`
+            : `zone: the zone holds ${present.type} records of its own (at ${present.owner}); delete them first, the signer makes its own`;
           throw new DomainError('DNSSEC_RECORD_MANAGED', message, [field('zone', 'DNSSEC_RECORD_MANAGED', message)]);
         }
         const now = new Date();

@@ -12,6 +12,7 @@ import { parseApiRecord } from '../../dns/record';
 import { parseOwner } from '../../dns/name';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { checkOwnerData } from '../../dns/zone-rules';
+import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
@@ -165,8 +166,8 @@ export class ViewsService {
 
   /**
    * Sets (or clears) a view's overlay of one RRset in a zone, through the write engine in the zone's turn: the
-   * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), a signed
-   * zone is refused (VIEW_ZONE_SIGNED), and the view's serial of the zone steps in the same transaction.
+   * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), the view's
+   * serial of the zone steps in the same transaction, and a signed zone's view is signed again for it.
    */
   async setOverlay(ctx: RequestContext, input: OverlayInput): Promise<{ serial: number }> {
     requireAdmin(ctx.principal);
@@ -183,14 +184,15 @@ export class ViewsService {
     return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'view-overlay',
       zone: { name: zoneName },
-      write: async (sql) => {
+      write: async (sql, views) => {
         const zone = await lockZoneForOverlay(sql, zoneName);
         if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
         if (zone.kind !== 'primary')
           throw DomainError.invalid('zone', `zone: ${zone.name} is a secondary zone here; its data is its primary's`);
-        if (zone.signed) {
-          const message = `zone: ${zone.name} is signed; a view's zone would need signing of its own, which this version does not do`;
-          throw new DomainError('VIEW_ZONE_SIGNED', message, [{ field: 'zone', code: 'VIEW_ZONE_SIGNED', message }]);
+        // the signer's records are its own in every view's zone of a signed zone, as in the base (RFC 4035 §2)
+        if (zone.dnssec && SIGNER_OWNED_TYPES.has(type)) {
+          const message = `type: the signer keeps ${type} records in a signed zone, in every view`;
+          throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
         }
         const view = await viewByName(sql, input.view);
         if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
@@ -208,6 +210,8 @@ export class ViewsService {
           action: input.action,
           records,
         });
+        // a signed zone's view is signed again for its new serial, in this transaction (docs/views.md, «DNSSEC»)
+        if (zone.dnssec) await views.sign(zone, zone.dnssec, [{ viewId: view.id, serial }]);
         return { serial };
       },
     });

@@ -20,6 +20,8 @@ import { ZoneChangeLimits } from '../operations/rate-limits';
 import { ZoneHeads } from './zone-heads';
 import type { ZoneSigner } from './signing';
 import { journalWholeZone } from './whole-zone';
+import type { DnssecPolicy } from '../../repositories/dnssec';
+import type { ViewStep } from '../../repositories/views';
 
 /**
  * The write engine: every change of a zone goes through `writeZone`, however the caller names the zone —
@@ -62,9 +64,15 @@ export type ZoneWrite<T> =
   | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (sql: Sql) => Promise<T & { id: number; name: string }> }
   /**
    * a view's overlay of one RRset in a zone (docs/views.md), in its zone's turn and one transaction: `write`
-   * locks the zone row, checks the view's zone and writes the overlay with its view's serial step
+   * locks the zone row, checks the view's zone and writes the overlay with its view's serial step; a signed zone's
+   * view is then signed again for that serial with `views.sign`, in the transaction (the engine's signer)
    */
-  | { kind: 'view-overlay'; zone: { name: string }; write: (sql: Sql) => Promise<T> };
+  | { kind: 'view-overlay'; zone: { name: string }; write: (sql: Sql, views: ViewZoneSigning) => Promise<T> };
+
+/** what an overlay's write signs a signed zone's view with (signing.ts `ZoneSigner.signViews`), in its transaction */
+export interface ViewZoneSigning {
+  sign(zone: { id: number; name: string }, policy: DnssecPolicy, steps: readonly ViewStep[]): Promise<void>;
+}
 
 /** The write engine of one database (see above): its state, and the one entry of every zone change. */
 export class WriteEngine {
@@ -73,10 +81,12 @@ export class WriteEngine {
   private readonly admissions = new CatalogAdmissions();
   /** the zones' changes per second (rate-limits.ts), users' changes only */
   private readonly zoneChangeLimits: ZoneChangeLimits;
+  private readonly signer: ZoneSigner;
 
   constructor(options: { db: Database; settings: Settings; signer: ZoneSigner }) {
     const base = options.db.base;
     this.db = base;
+    this.signer = options.signer;
     // a head read before a failover is not trusted after it (zone-heads.ts)
     const heads = new ZoneHeads(() => base.hosts.generation, options.signer);
     this.queues = new ZoneQueues({ heads, signer: options.signer });
@@ -123,7 +133,13 @@ export class WriteEngine {
         return zone;
       }
       case 'view-overlay':
-        return queues.runWholeZone(write.zone, { wholeZone: 'view-overlay', run: () => inTransaction(db, write.write) });
+        return queues.runWholeZone(write.zone, {
+          wholeZone: 'view-overlay',
+          run: () =>
+            inTransaction(db, (sql) =>
+              write.write(sql, { sign: (zone, policy, steps) => this.signer.signViews(sql, zone, policy, steps, settings) }),
+            ),
+        });
       case 'delete-zone':
         return queues.runWholeZone(write.zone, {
           wholeZone: 'delete-zone',

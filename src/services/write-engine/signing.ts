@@ -3,6 +3,7 @@ import type { Sql } from '../../db/pool';
 import type { JournalRecord } from '../../entities/change.entity';
 import type { DnssecPolicy, SignerQuestions, SignerRow } from '../../repositories/dnssec';
 import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
+import type { ViewStep } from '../../repositories/views';
 
 /**
  * The signing of a signed zone's changes (DNSSEC, RFC 4033–4035), as the write engine asks for it: a port the
@@ -31,6 +32,19 @@ export interface ZoneSigner {
   refuse(change: ChangeToSign, settings: Settings): void;
   /** signs a signed change: stages its signer records (`change.stageSigner`) in its serial step */
   sign(change: ChangeToSign, settings: Settings): Promise<void>;
+  /**
+   * Signs views' zones of a signed zone again (docs/views.md, «DNSSEC»), after a step of their serials (`views`)
+   * in the transaction `sql` holds with the zone row locked: a step of the base (after its write, so over the
+   * base as it now is) or a view's overlay change. Each view's zone is the base's signed zone with the view's
+   * own signer records, and the base's it leaves out, written for its new serial.
+   */
+  signViews(
+    sql: Sql,
+    zone: { id: number; name: string },
+    policy: DnssecPolicy,
+    views: readonly ViewStep[],
+    settings: Settings,
+  ): Promise<void>;
 }
 
 /** how a signed zone's change is signed: incremental (a record change), whole (DNSSEC enabled), keys (a key step) */

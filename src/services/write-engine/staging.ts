@@ -22,7 +22,7 @@ import { quotaExceeded } from '../zones/quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../zones/alias-status.service';
 import { nameserversChanged } from '../operations/health-changes';
-import { applyOverlay, baseRecordsAt, overlaysAt } from '../../repositories/views';
+import { applyOverlay, baseRecordsAt, clearViewSigners, overlaysAt } from '../../repositories/views';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
 import { guardsOfZone, refuseGuarded } from '../../repositories/protected-rrsets';
@@ -470,6 +470,10 @@ export class ZoneChange implements ChangeToSign {
 
   async commit(options: CommitOptions = {}): Promise<number[]> {
     this.refuseBeforeWrite(options);
+    // a signed zone's views' zones hold its signer records (docs/views.md, «DNSSEC»): every step of a signed zone
+    // with some steps and signs them again after its write, in its transaction, so with the zone row's lock
+    const signedViews = (this.zone.dnssec !== undefined || this.signingPlan !== undefined) && (this.zone.viewZones || !this.locked);
+    if (signedViews && this.zone.viewZones && !this.locked) throw new DecideAgain(true);
     await this.refuseGuardedRrsets();
     const before = this.zone.serial;
     const after =
@@ -528,9 +532,15 @@ export class ZoneChange implements ChangeToSign {
       expect: this.expect,
       touched,
       noOverlayAt: viewsUnchecked ? ownersOf(touched) : undefined,
+      signedViews: signedViews ? (this.locked ? 'step' : 'none') : undefined,
     });
     if ('inserted' in outcome) {
       const { inserted, signerInserted } = outcome;
+      // each view's zone over the base as now written, in this transaction: its SOA's RRSIG names its new serial
+      if (outcome.views?.length) {
+        if (this.signingPlan) await this.signer.signViews(this.sql, this.zone, this.signingPlan.policy, outcome.views, this.settings);
+        else await clearViewSigners(this.sql, this.zone.id);
+      }
       this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));
       this.signerInserted = this.signerAdded.map(({ owner, type, ttl, rdata, chainKey }, i) =>
         heldSignerRow(signerInserted[i], owner, type, rdata, ttl, chainKey || undefined),
