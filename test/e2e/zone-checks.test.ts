@@ -3,7 +3,8 @@
  * without its glue, is taken with a warning, a change set's plan refuses it (docs/changes.md) (GraphQL `extensions.warnings`), an import reports the same in its warnings (and a
  * dry run shows the SOA's change with the records'), and `checkZone` (GraphQL, REST) lists a whole zone's. A change
  * set's warnings are kept with its history entry (GraphQL `Domain.changes`, REST `GET /api/domain/changes/{zone}`),
- * and a key that may not read the RRset sees none.
+ * and a key that may not read the RRset sees none; `Domain.strictChecks` and `Domain.requiredApprovals` read the
+ * zone's settings.
  */
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
@@ -122,4 +123,25 @@ test("a change set's warnings are kept with its change and read from the history
   const narrow = await app.gql(history, { z: ZONE }, created.data.createApiKey.secret);
   expect(narrow.errors).toBeUndefined();
   expect(narrow.data.domain.changes.nodes.map((n: any) => n.findings)).toEqual([[], []]);
+});
+
+test("Domain.strictChecks and Domain.requiredApprovals read the zone's settings, for a list of zones too", async () => {
+  const read = async () => {
+    const res = await app.gql(
+      `query($z: String!) { domain(name: $z) { strictChecks requiredApprovals } domains(first: 10) { nodes { name strictChecks requiredApprovals } } }`,
+      { z: ZONE },
+    );
+    expect(res.errors).toBeUndefined();
+    return { one: res.data.domain, listed: res.data.domains.nodes.find((n: any) => n.name === ZONE) };
+  };
+  expect(await read()).toEqual({
+    one: { strictChecks: false, requiredApprovals: 0 },
+    listed: { name: ZONE, strictChecks: false, requiredApprovals: 0 },
+  });
+  expect((await app.gql(`mutation($z: String!) { setZoneStrictChecks(zone: $z, strict: true) }`, { z: ZONE })).errors).toBeUndefined();
+  expect((await app.gql(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 3) }`, { z: ZONE })).errors).toBeUndefined();
+  expect(await read()).toEqual({
+    one: { strictChecks: true, requiredApprovals: 3 },
+    listed: { name: ZONE, strictChecks: true, requiredApprovals: 3 },
+  });
 });
