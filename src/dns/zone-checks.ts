@@ -17,6 +17,9 @@
  *   permerror (RFC 7208 §3.2, §4.5).
  * - NS_TARGET_NO_ADDRESS: an NS whose name server is in the zone (not below a delegation) and has no A or AAAA
  *   there: nobody can reach it (RFC 1034 §4.2.2; BIND refuses to load such a zone).
+ * - APEX_NS_NOT_AT_PARENT: the apex NS set is not the one the parent lists, as the health checker last saw it
+ *   (`apexNsNotAtParent`): the two sides of the cut disagree (RFC 1034 §4.2.2), and resolvers follow the parent's
+ *   referral until they meet the zone's own set (RFC 2181 §5.4.1).
  *
  * Each finding has a severity (FINDING_SEVERITY): a change set's plan refuses one that makes an error
  * (services/zones/change-plan.ts) and answers and keeps the warnings; the single-record writes, an import and
@@ -41,6 +44,7 @@ export type ZoneCheckCode = Extract<
   | 'OCCLUDED_DATA'
   | 'CAA_UNKNOWN_TAG'
   | 'SPF_MULTIPLE_RECORDS'
+  | 'APEX_NS_NOT_AT_PARENT'
 >;
 
 export type FindingSeverity = 'error' | 'warning';
@@ -58,6 +62,8 @@ export const FINDING_SEVERITY: Record<ZoneCheckCode, { severity: FindingSeverity
   TARGET_NO_ADDRESS: { severity: 'warning', rfc: 'RFC 2181 §10.3' },
   CAA_UNKNOWN_TAG: { severity: 'warning', rfc: 'RFC 8659 §4.2' },
   SPF_MULTIPLE_RECORDS: { severity: 'warning', rfc: 'RFC 7208 §3.2' },
+  // the parent is changed apart (its registrar), often after the zone: a warning of what is still to do
+  APEX_NS_NOT_AT_PARENT: { severity: 'warning', rfc: 'RFC 1034 §4.2.2' },
 };
 
 export interface ZoneWarning {
@@ -240,4 +246,40 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     }
   }
   return warnings;
+}
+
+/** a name server's name as compared across the cut: lower case, without the final dot */
+const bareNs = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
+
+/**
+ * APEX_NS_NOT_AT_PARENT: the zone's apex NS set (`apexNs`, the RDATA of its apex NS records) against the set
+ * its parent lists (`parentNs`, as the health checker last read the delegation: repositories/health.ts
+ * `parentNsOf`). RFC 1034 §4.2.2 asks that the NS records on both sides of a cut be kept consistent: while
+ * they differ, resolvers follow the parent's referral to servers the zone no longer names, or never reach
+ * the ones it added, until the zone's own set replaces the referral in their caches (RFC 2181 §5.4.1).
+ * Nothing is found when the parent's set is not known (never checked, not delegated, the parent unreachable).
+ */
+export function apexNsNotAtParent(
+  zone: string,
+  apexNs: readonly string[],
+  parentNs: readonly string[] | undefined,
+): ZoneWarning | undefined {
+  if (!parentNs) return undefined;
+  const ours = [...new Set(apexNs.map(bareNs))].sort();
+  const listed = [...new Set(parentNs.map(bareNs))].sort();
+  if (ours.length === listed.length && ours.every((ns, i) => ns === listed[i])) return undefined;
+  const absolute = (names: readonly string[]) => (names.length ? names.map((ns) => `${ns}.`).join(', ') : 'none');
+  const missing = ours.filter((ns) => !listed.includes(ns));
+  const extra = listed.filter((ns) => !ours.includes(ns));
+  const differences = [
+    ...(missing.length ? [`the parent does not list ${absolute(missing)}`] : []),
+    ...(extra.length ? [`the parent still lists ${absolute(extra)}`] : []),
+  ];
+  return {
+    owner: '@',
+    type: 'NS',
+    code: 'APEX_NS_NOT_AT_PARENT',
+    ...FINDING_SEVERITY.APEX_NS_NOT_AT_PARENT,
+    message: `@ NS: the apex NS of ${zone}. is ${absolute(ours)}; its parent lists ${absolute(listed)} (the health checker's last look): ${differences.join('; ')}; the two sides of the cut should agree (RFC 1034 §4.2.2)`,
+  };
 }

@@ -11,6 +11,20 @@ export interface JournalRecord {
    */
   toggled?: true;
 }
+/**
+ * A finding a change set's plan answered with the change (dns/zone-checks.ts, docs/changes.md «Checks on every
+ * plan»), kept in its journal row (`findings`) so that the history says what the change was warned of.
+ */
+export interface JournalFinding {
+  code: string;
+  severity: 'error' | 'warning';
+  /** the RRset it is about: its owner (relative, '@' the apex) and type */
+  owner: string;
+  type: string;
+  rfc?: string;
+  message: string;
+}
+
 export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted';
 
 /**

@@ -236,6 +236,8 @@ export const WARNING_CATALOGUE = {
   CAA_UNKNOWN_TAG: 'a CAA property tag that is not in the IANA registry; CAs ignore it (RFC 8659 §4.2)',
   NS_KEPT_ON_MOVE: "a zone moved to another nameserver set kept its apex NS records: they were not the old set's NS names",
   SPF_MULTIPLE_RECORDS: 'a name holds more than one SPF record ("v=spf1"); SPF checks of it fail (RFC 7208 §3.2, §4.5)',
+  APEX_NS_NOT_AT_PARENT:
+    "the zone's apex NS set is not the one its parent lists, as the health checker last saw it; the two sides of the cut should agree (RFC 1034 §4.2.2)",
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CATALOGUE;
@@ -339,6 +341,7 @@ const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
   TARGET_NO_ADDRESS: 'ZONE_RULE_VIOLATION',
   CAA_UNKNOWN_TAG: 'ZONE_RULE_VIOLATION',
   SPF_MULTIPLE_RECORDS: 'ZONE_RULE_VIOLATION',
+  APEX_NS_NOT_AT_PARENT: 'ZONE_RULE_VIOLATION',
   RRSET_PROTECTED: 'RRSET_PROTECTED',
   RRSET_STEERED: 'RRSET_STEERED',
   CHANGE_NEEDS_FORCE: 'CHANGE_NEEDS_FORCE',

@@ -153,6 +153,8 @@ export interface CheckToRecord {
   findings: readonly NewFinding[];
   state: Exclude<HealthState, 'unknown'>;
   dueAt?: Date;
+  /** the NS set the parent lists, as the check read it (host names); null: it read no delegation */
+  parentNs?: readonly string[] | null;
 }
 
 /**
@@ -213,11 +215,18 @@ export async function recordChecks(
         [all.map((f) => f.id), codes, servers, all.map((f) => f.severity), all.map((f) => f.message)],
       )
     : [];
+  // the parent's NS set goes as JSON text per zone (an array of arrays must be rectangular in PostgreSQL)
   await sql.rows(
-    `update zone_health h set state = n.state, checked_at = now(), next_check_at = ${NEXT_CHECK}
-       from unnest($1::bigint[], $2::text[], $3::timestamptz[]) n(domain_id, state, due_at)
+    `update zone_health h set state = n.state, checked_at = now(), next_check_at = ${NEXT_CHECK}, parent_ns = n.parent_ns::jsonb
+       from unnest($1::bigint[], $2::text[], $3::timestamptz[], $5::text[]) n(domain_id, state, due_at, parent_ns)
       where h.domain_id = n.domain_id`,
-    [keptIds, kept.map((c) => c.state), kept.map((c) => c.dueAt ?? null), intervalSeconds],
+    [
+      keptIds,
+      kept.map((c) => c.state),
+      kept.map((c) => c.dueAt ?? null),
+      intervalSeconds,
+      kept.map((c) => (c.parentNs ? JSON.stringify(c.parentNs) : null)),
+    ],
   );
   for (const check of kept)
     outcomes.set(check.domainId, { before: before.get(check.domainId)!, after: check.state, raised: [], cleared: [] });
@@ -225,6 +234,16 @@ export async function recordChecks(
   for (const row of written) if (row.raised) outcomes.get(Number(row.domain_id))?.raised.push(named(row));
   for (const row of cleared) outcomes.get(Number(row.domain_id))?.cleared.push(named(row));
   return outcomes;
+}
+
+/**
+ * The NS set the zone's parent listed at the health checker's last look (host names, lower case, no final dot);
+ * undefined when that look read no delegation or the zone was never checked. What a change set's plan compares a
+ * new apex NS set with (APEX_NS_NOT_AT_PARENT): a stored row, never a query of the network.
+ */
+export async function parentNsOf(sql: Sql, domainId: number): Promise<string[] | undefined> {
+  const [row] = await sql.rows<{ parent_ns: string[] | null }>(`select parent_ns from zone_health where domain_id = $1`, [domainId]);
+  return row?.parent_ns ?? undefined;
 }
 
 /** the stored health of these zones (a zone never checked: unknown, no findings) */

@@ -1,4 +1,4 @@
-import type { JournalRecord } from '../entities/change.entity';
+import type { JournalFinding, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
 
 /** One journal row as the change history shows it. */
@@ -17,10 +17,12 @@ export interface HistoryRow {
   authorTsigKeyId: number | null;
   /** the person who made the change, signed in (docs/people.md) */
   authorEmail: string | null;
+  /** the findings its plan answered (docs/changes.md, «Checks on every plan»); none for other writes */
+  findings: JournalFinding[];
 }
 
 /** the columns a history row is read from (also the change feed's) */
-export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email`;
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, findings`;
 
 /** a journal row (HISTORY_COLUMNS) as the history shows it */
 export const toHistoryRow = (r: any): HistoryRow => ({
@@ -36,6 +38,7 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
   authorTsigKeyId: r.author_tsig_key_id == null ? null : Number(r.author_tsig_key_id),
   authorEmail: r.author_email ?? null,
+  findings: r.findings ?? [],
 });
 
 /**

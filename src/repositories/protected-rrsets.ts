@@ -31,6 +31,27 @@ export async function guardsOfZone(sql: Sql, domainId: number): Promise<ZoneGuar
   };
 }
 
+/** what a zone's changes are held to (docs/changes.md): its strictChecks and the approvals each change needs */
+export interface ZoneChangePolicy {
+  strictChecks: boolean;
+  requiredApprovals: number;
+}
+
+/** each zone's strictChecks and required approvals, by zone id (one statement for a list of zones) */
+export async function changePolicyOfZones(sql: Sql, ids: readonly number[]): Promise<Map<number, ZoneChangePolicy>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.rows<{ id: string; strict_checks: boolean; required_approvals: number }>(
+    `select id, strict_checks, required_approvals from domains where id = any($1::bigint[])`,
+    [[...new Set(ids)]],
+  );
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      { strictChecks: row.strict_checks === true, requiredApprovals: Number(row.required_approvals ?? 0) },
+    ]),
+  );
+}
+
 export async function protectedRrsetsOfZone(sql: Sql, domainId: number): Promise<ProtectedRrsetRow[]> {
   const rows = await sql.rows<{ owner: string; type: string; locked_by: string | null; locked_at: Date }>(
     `select owner, type, locked_by, locked_at from protected_rrsets where domain_id = $1 order by owner, type`,

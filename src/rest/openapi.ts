@@ -586,8 +586,24 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             },
             added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
             removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            findings: {
+              type: 'array',
+              description: "the warnings the change's plan answered, kept with it (docs/changes.md, «Checks on every plan»)",
+              items: {
+                type: 'object',
+                properties: {
+                  code: { type: 'string' },
+                  severity: { enum: ['error', 'warning'] },
+                  owner: { type: 'string' },
+                  type: { type: 'string' },
+                  rfc: { type: ['string', 'null'] },
+                  message: { type: 'string' },
+                },
+                required: ['code', 'severity', 'owner', 'type', 'rfc', 'message'],
+              },
+            },
           },
-          required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed'],
+          required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed', 'findings'],
         },
         ChangedRecord: {
           type: 'object',

@@ -79,7 +79,7 @@ export const OPERATIONS = {
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { changes(first: $first, after: $after) {
       nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }
-        added { owner type rdata ttl } removed { owner type rdata ttl } }
+        added { owner type rdata ttl } removed { owner type rdata ttl } findings { code severity owner type rfc message } }
       pageInfo { hasNextPage endCursor } } } }`,
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {

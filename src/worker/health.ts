@@ -120,11 +120,11 @@ export class HealthWorker {
     this.inFlight++;
     this.busyRounds.set(resolver, (this.busyRounds.get(resolver) ?? 0) + 1);
     try {
-      const findings = await checkZone(this.db, resolver, this.settings.health, zone);
+      const { findings, parentNs } = await checkZone(this.db, resolver, this.settings.health, zone);
       // the process stops: what the check met since is not the zone's doing (its lease brings it back)
       if (!resolver.stopped) {
         await this.rootNotes.note(this.db, resolver);
-        this.record({ zone, findings, blind: resolver.rootReachable === false });
+        this.record({ zone, findings, parentNs, blind: resolver.rootReachable === false });
       }
     } catch (error) {
       this.stats.failures++;

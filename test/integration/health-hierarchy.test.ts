@@ -10,7 +10,9 @@
  * (SERIAL_BEHIND, SIGNATURES_EXPIRING), the glue changed (GLUE_MISMATCH). A user's key reads its own zones'
  * health only. Zones the TLD does not delegate: NOT_DELEGATED, a warning; nameservers at addresses the outbound
  * rule refuses (src/outbound/addresses.ts) are not asked, one HEALTH_ALLOW_NETWORKS names is; the findings about
- * nameservers a zone drops from its NS set go with them; `zonekeeper health` exits 4 for a critical zone.
+ * nameservers a zone drops from its NS set go with them; `zonekeeper health` exits 4 for a critical zone. A change
+ * set that changes a zone's apex NS is held to the NS set the last check read at the parent (APEX_NS_NOT_AT_PARENT),
+ * and so is the whole zone in `checkZone`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -415,6 +417,61 @@ test('a zone not delegated yet is a warning that says so; nameservers at non-pub
     await db.end();
   }
 }, 60_000);
+
+test("a change of the apex NS is held to the parent's set as the last check read it (APEX_NS_NOT_AT_PARENT); checkZone holds the zone to it", async () => {
+  const plan = async (changes: Record<string, unknown>[]) =>
+    (
+      await gql(
+        `mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c, dryRun: true, force: true) { warnings { code severity owner type rfc message } } }`,
+        { c: changes },
+      )
+    ).applyZoneChanges.warnings.filter((w: { code: string }) => w.code === 'APEX_NS_NOT_AT_PARENT');
+  const ns3 = [
+    { kind: 'ADD', owner: '@', type: 'NS', rdata: 'ns3.alpha.test.', ttl: 3600 },
+    { kind: 'ADD', owner: 'ns3', type: 'A', rdata: NOWHERE, ttl: 300 },
+  ];
+  // the TLD lists ns1 and ns2, as the zone does (a check since the start has read it): a third name is not at the parent
+  await waitFor('alpha.test to be checked', async () => ((await health('alpha.test')).checked_at ? true : undefined), 10_000, 100);
+  expect(await plan(ns3)).toEqual([
+    {
+      code: 'APEX_NS_NOT_AT_PARENT',
+      severity: 'warning',
+      owner: '@',
+      type: 'NS',
+      rfc: 'RFC 1034 §4.2.2',
+      message: expect.stringMatching(
+        /its parent lists ns1\.alpha\.test\., ns2\.alpha\.test\. .*the parent does not list ns3\.alpha\.test\./,
+      ),
+    },
+  ]);
+  expect(await plan([{ kind: 'ADD', owner: 'elsewhere', type: 'TXT', rdata: '"x"', ttl: 300 }])).toEqual([]);
+  const checkZone = async () =>
+    (await gql(`{ checkZone(zone: "alpha.test") { warnings { code } } }`)).checkZone.warnings.map((w: { code: string }) => w.code);
+  expect(await checkZone()).not.toContain('APEX_NS_NOT_AT_PARENT');
+
+  // the TLD moves to ns1 and ns3: once a check has read it, the zone differs from its parent, and a set that
+  // brings the apex to the parent's is not warned
+  await serveTld({ ...GOOD, ds: [goodDs], alphaNs: ['ns1.alpha.test.', 'ns3.alpha.test.'] });
+  await finding('alpha.test', 'PARENT_NS_MISMATCH');
+  expect(await checkZone()).toContain('APEX_NS_NOT_AT_PARENT');
+  expect(await plan([...ns3, { kind: 'REMOVE', owner: '@', type: 'NS', rdata: 'ns2.alpha.test.' }])).toEqual([]);
+  // strictChecks refuses a set that leaves the apex other than the parent's, naming the change
+  await gql(`mutation { setZoneStrictChecks(zone: "alpha.test", strict: true) }`);
+  try {
+    const refused = await app.gql(
+      `mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c, force: true) { serial } }`,
+      { c: [{ kind: 'REMOVE', owner: '@', type: 'NS', rdata: 'ns2.alpha.test.' }] },
+    );
+    expect(refused.errors?.[0]?.extensions?.code).toBe('ZONE_RULE_VIOLATION');
+    expect(refused.errors?.[0]?.extensions?.details.map((d: { field: string; code: string }) => [d.field, d.code])).toEqual([
+      ['changes[0].rdata', 'APEX_NS_NOT_AT_PARENT'],
+    ]);
+  } finally {
+    await gql(`mutation { setZoneStrictChecks(zone: "alpha.test", strict: false) }`);
+    await serveTld({ ...GOOD, ds: [goodDs] });
+  }
+  await finding('alpha.test', 'PARENT_NS_MISMATCH', undefined, true);
+});
 
 test('`zonekeeper health` exits 4 for a critical zone, 0 otherwise', async () => {
   // epsilon.test: its one nameserver at a private address, not asked: no server answers for it

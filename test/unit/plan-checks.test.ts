@@ -1,8 +1,10 @@
 import { parseApiRecord } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { parseZoneChanges } from '../../src/services/zones/change-parse';
+import { apexNsNotAtParent } from '../../src/dns/zone-checks';
 import {
   disabledRecordsRead,
+  mayChangeApexNs,
   type PlanGuards,
   type PlanOutcome,
   planChangeSet,
@@ -152,6 +154,63 @@ test('a locked RRset refuses every change of it, and nothing else', () => {
   // a REPLACE with what the locked RRset holds changes nothing, so it is taken
   expect('plan' in plan(zone, [{ kind: 'REPLACE_RRSET', owner: '@', type: 'MX', rdatas: ['10 host'], ttl: 3600 }], guards)).toBe(true);
   expect('plan' in plan(zone, [add('t', 'TXT', '"x"')], guards)).toBe(true);
+});
+
+describe("the apex NS against the parent's, as the health checker last saw it", () => {
+  // the zone's apex NS is ns1.example.net. (APEX)
+  const zone = zoneOf([]);
+  const ns = (rdatas: string[]): ZoneChangeSpec => ({ kind: 'REPLACE_RRSET', owner: '@', type: 'NS', rdatas, ttl: 3600 });
+
+  test('a plan that changes the set to one the parent does not list is warned (refused with strictChecks, naming the change)', () => {
+    const guards = { parentNs: ['ns1.example.net'] };
+    const outcome = plan(zone, [add('t', 'TXT', '"x"'), add('@', 'NS', 'ns2.example.net.')], guards);
+    expect(findings(outcome)).toEqual(['rdata APEX_NS_NOT_AT_PARENT warning']);
+    expect('plan' in outcome && outcome.plan.warnings[0]).toMatchObject({
+      owner: '@',
+      type: 'NS',
+      rfc: 'RFC 1034 §4.2.2',
+      message: expect.stringMatching(/the parent does not list ns2\.example\.net\./),
+    });
+    const strict = plan(zone, [add('t', 'TXT', '"x"'), add('@', 'NS', 'ns2.example.net.')], { ...guards, strictChecks: true });
+    expect(findings(strict)).toEqual(['changes[1].rdata APEX_NS_NOT_AT_PARENT warning']);
+    expect('refusal' in strict && strict.refusal.code).toBe('ZONE_RULE_VIOLATION');
+    // a removal that leaves the set other than the parent's names its change too
+    const twoAtParent = zoneOf(['@ NS 3600 ns2.example.net.']);
+    const removal: ZoneChangeSpec = { kind: 'REMOVE', owner: '@', type: 'NS', rdata: 'ns2.example.net.' };
+    const removed = plan(twoAtParent, [removal], {
+      parentNs: ['ns1.example.net', 'ns2.example.net', 'ns3.example.net'],
+      strictChecks: true,
+    });
+    expect(findings(removed)).toEqual(['changes[0].rdata APEX_NS_NOT_AT_PARENT warning']);
+  });
+
+  test("a set brought to the parent's, one that leaves it alone, and one whose parent's set is not known are not", () => {
+    // the parent lists ns1 and ns2: adding ns2 makes them agree
+    expect(findings(plan(zone, [add('@', 'NS', 'NS2.example.net.')], { parentNs: ['ns2.example.net', 'NS1.EXAMPLE.NET.'] }))).toEqual([]);
+    // the zone differs from its parent already: a change elsewhere is not held to it, nor one of the NS TTL alone
+    expect(findings(plan(zone, [add('t', 'TXT', '"x"')], { parentNs: ['ns9.example.net'] }))).toEqual([]);
+    expect(findings(plan(zone, [{ ...ns(['ns1.example.net.']), ttl: 7200 }], { parentNs: ['ns9.example.net'] }))).toEqual([]);
+    // never checked, not delegated, the parent out of reach: nothing known, nothing said
+    expect(findings(plan(zone, [add('@', 'NS', 'ns2.example.net.')]))).toEqual([]);
+  });
+
+  test('the set read from the stored look only for a set that may change the apex NS', () => {
+    const parse = (changes: ZoneChangeSpec[]) => parseZoneChanges(ZONE, changes, DEFAULT_ALLOWED_TTLS);
+    const apexNs = zone.records.find((r) => r.owner === '@' && r.type === 'NS')!;
+    expect(mayChangeApexNs(parse([ns(['ns2.example.net.'])]), zone.records)).toBe(true);
+    expect(mayChangeApexNs(parse([add('@', 'NS', 'ns2.example.net.')]), zone.records)).toBe(true);
+    expect(mayChangeApexNs(parse([{ kind: 'REMOVE', id: apexNs.id }]), zone.records)).toBe(true);
+    expect(mayChangeApexNs(parse([add('@', 'MX', '10 host'), add('sub', 'NS', 'ns1.example.net.')]), zone.records)).toBe(false);
+    expect(mayChangeApexNs(parse([{ kind: 'REMOVE', id: zone.records.find((r) => r.type === 'A')!.id }]), zone.records)).toBe(false);
+  });
+
+  test("the zone's set against the parent's: names compared in any case, with or without the final dot", () => {
+    expect(apexNsNotAtParent(ZONE, ['NS1.example.net.', 'ns2.example.net.'], ['ns2.example.net', 'ns1.example.net'])).toBeUndefined();
+    expect(apexNsNotAtParent(ZONE, ['ns1.example.net.'], undefined)).toBeUndefined();
+    expect(apexNsNotAtParent(ZONE, ['ns1.example.net.', 'ns2.example.net.'], ['ns1.example.net', 'ns3.example.net'])?.message).toBe(
+      "@ NS: the apex NS of checks.test. is ns1.example.net., ns2.example.net.; its parent lists ns1.example.net., ns3.example.net. (the health checker's last look): the parent does not list ns2.example.net.; the parent still lists ns3.example.net.; the two sides of the cut should agree (RFC 1034 §4.2.2)",
+    );
+  });
 });
 
 describe('the safety threshold', () => {

@@ -33,6 +33,31 @@ class ChangeAuthor {
   email!: string | null;
 }
 
+@ObjectType('ZoneChangeFinding', {
+  simpleResolvers: true,
+  description:
+    'A finding the change’s plan answered with it (docs/changes.md, «Checks on every plan»): a warning of the zone checks, kept with the change.',
+})
+class ZoneChangeFinding {
+  @Field({ description: 'Stable code (TARGET_MISSING, SPF_MULTIPLE_RECORDS, APEX_NS_NOT_AT_PARENT, …).' })
+  code!: string;
+
+  @Field({ description: 'warning (an error refuses the change, so none is kept; a zone with strictChecks refuses warnings too).' })
+  severity!: string;
+
+  @Field({ description: "The owner of the RRset it is about, relative to the zone ('@' = apex)." })
+  owner!: string;
+
+  @Field({ description: 'The type of the RRset it is about.' })
+  type!: string;
+
+  @Field(() => String, { nullable: true, description: 'The RFC (and section) that says why.' })
+  rfc!: string | null;
+
+  @Field()
+  message!: string;
+}
+
 @ObjectType('ZoneChangeEntry', {
   simpleResolvers: true,
   description: 'One committed change of a zone (one serial step), from its journal.',
@@ -67,6 +92,12 @@ export class ZoneChangeEntry {
 
   @Field(() => [ChangedRecord])
   removed!: ChangedRecord[];
+
+  @Field(() => [ZoneChangeFinding], {
+    description:
+      'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are no change set (a single record, an import, the service’s own).',
+  })
+  findings!: ZoneChangeFinding[];
 }
 
 @ObjectType('ZoneChangeConnection', { simpleResolvers: true })
@@ -100,6 +131,7 @@ class ChangesArgs {
 
 export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
   ...row,
+  findings: row.findings.map((f) => ({ ...f, rfc: f.rfc ?? null })),
   serviceNote: row.authorKeyId === null && row.authorTsigKeyId === null ? row.authorKeyName : null,
   author:
     row.authorKeyId === null && row.authorTsigKeyId === null && row.authorEmail === null

@@ -84,7 +84,13 @@ function duration(seconds: number): string {
  * depends on resolution from the root is not found at all rather than found against every zone: the caller does
  * not store such a check as the zone's (health.service.ts, `checkAndRecord`).
  */
-export async function checkZone(db: Sql, resolver: IterativeResolver, health: Settings['health'], zone: DueZone): Promise<NewFinding[]> {
+/** what a zone's check found, and the NS set its parent lists as the check read it (null: it read no delegation) */
+export interface ZoneCheck {
+  findings: NewFinding[];
+  parentNs: string[] | null;
+}
+
+export async function checkZone(db: Sql, resolver: IterativeResolver, health: Settings['health'], zone: DueZone): Promise<ZoneCheck> {
   const findings: NewFinding[] = [];
   const add = (code: FindingCode, severity: Severity, server: string | null, message: string) =>
     findings.push({ code, severity, server, message });
@@ -234,7 +240,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   );
   // no server answers for the zone at all: resolvers cannot resolve it (not known while some could not be looked up)
   if (!answered && !unseen) for (const finding of lame) finding.severity = 'critical';
-  return findings;
+  // the parent's NS set is kept with the findings: a change of the apex NS is compared with it (APEX_NS_NOT_AT_PARENT)
+  return { findings, parentNs: delegation.kind === 'delegated' ? parentNs : null };
 }
 
 /** the DS RRset of `zone` at the first of the parent's servers (up to three) that answers with authority */

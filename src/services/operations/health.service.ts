@@ -60,17 +60,19 @@ export async function checkAndRecord(
   resolver: IterativeResolver,
   zone: DueZone,
 ): Promise<HealthState | undefined> {
-  const findings = await checkZone(db, resolver, health, zone);
+  const { findings, parentNs } = await checkZone(db, resolver, health, zone);
   // the process stops: what the check met since is not the zone's doing (its lease brings it back)
   if (resolver.stopped) return undefined;
   await rootNotes.note(db, resolver);
-  return (await recordChecked(db, health, [{ zone, findings, blind: resolver.rootReachable === false }])).get(zone.id);
+  return (await recordChecked(db, health, [{ zone, findings, parentNs, blind: resolver.rootReachable === false }])).get(zone.id);
 }
 
 /** a zone checked, and what its check found */
 export interface CheckedZone {
   zone: DueZone;
   findings: NewFinding[];
+  /** the NS set the parent lists, as the check read it; null: it read no delegation */
+  parentNs?: string[] | null;
   /** the root hints did not answer: the check could not see the zone, and is not stored as its check */
   blind?: boolean;
 }
@@ -128,7 +130,7 @@ export async function recordChecked(
     );
     const outcomes = await recordChecks(
       sql,
-      seen.map(({ zone, findings }) => ({ domainId: zone.id, findings, state: stateOf(findings), dueAt: zone.dueAt })),
+      seen.map(({ zone, findings, parentNs }) => ({ domainId: zone.id, findings, state: stateOf(findings), dueAt: zone.dueAt, parentNs })),
       health.interval || 3600,
     );
     const events: HealthEvent[] = [];

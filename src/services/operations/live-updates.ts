@@ -34,8 +34,10 @@ export interface FeedReader {
 function visibleTo(ctx: RequestContext, event: LiveEvent): LiveEvent {
   const policy = ctx.principal.policy;
   if (event.kind !== 'change' || !isRestricted(policy)) return event;
-  const readable = (records: FeedChange['added']) => records.filter((r) => readsRecord(policy, event.zone, r.owner, r.type));
-  return { ...event, change: { ...event.change, added: readable(event.change.added), removed: readable(event.change.removed) } };
+  const readable = <T extends { owner: string; type: string }>(records: T[]) =>
+    records.filter((r) => readsRecord(policy, event.zone, r.owner, r.type));
+  const { added, removed, findings } = event.change;
+  return { ...event, change: { ...event.change, added: readable(added), removed: readable(removed), findings: readable(findings) } };
 }
 
 /** events a subscriber may have waiting; past that it is too slow, and is dropped rather than buffered */

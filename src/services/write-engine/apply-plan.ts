@@ -5,6 +5,8 @@ import { countDisabled, writeDisabledRecords } from '../../repositories/disabled
 import { quotaExceeded } from '../zones/quotas';
 import type { ChangePlan } from '../zones/change-plan';
 import type { ZoneChange } from './staging';
+import type { ErrorDetail } from '../../errors/catalogue';
+import type { JournalFinding } from '../../entities/change.entity';
 
 /**
  * A change set's plan (change-plan.ts) applied to the zone it was planned on: its removals and insertions
@@ -34,8 +36,18 @@ export async function applyChangePlan(
   // a plan that changes nothing served writes nothing (no serial step, journal row, event or NOTIFY), whichever
   // edge sent it; one that changes only what is kept disabled serves nothing new either, and says it changed something
   if (change.changesNothing(plan.soa)) return { changed: disabled.removed.length + disabled.added.length > 0 };
-  await change.commit(plan.soa);
+  // the warnings the plan answered go into the change's journal row: the history says what it was warned of
+  await change.commit({ ...plan.soa, findings: journalFindings(plan.warnings) });
   return { changed: true };
+}
+
+/** a plan's warnings as its journal row keeps them: the zone checks' findings (those with a severity and an RRset) */
+export function journalFindings(warnings: readonly ErrorDetail[]): JournalFinding[] {
+  const kept: JournalFinding[] = [];
+  for (const w of warnings)
+    if (w.severity && w.owner !== undefined && w.type !== undefined)
+      kept.push({ code: w.code, severity: w.severity, owner: w.owner, type: w.type, ...(w.rfc ? { rfc: w.rfc } : {}), message: w.message });
+  return kept;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
 import { nextSerial, serialAdd, serialGreaterThan } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
-import type { JournalRecord } from '../../entities/change.entity';
+import type { JournalFinding, JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
@@ -112,6 +112,8 @@ export interface CommitOptions {
   serialSetByCaller?: number;
   soaRdata?: string;
   soaTtl?: number;
+  /** the findings the change's plan answered, kept with its journal row (the history) */
+  findings?: readonly JournalFinding[];
 }
 
 /** what a committed change wrote: for a batch's copy of the zone (zone-queue.ts) */
@@ -512,6 +514,7 @@ export class ZoneChange implements ChangeToSign {
       added: this.added,
       signerRemoved: this.signerRemoved,
       signerAdded: this.signerAdded,
+      findings: options.findings,
       kind: this.request.signatureOnly ? 'zone-signed' : 'zone-changed',
       author: this.request.signatureOnly
         ? undefined

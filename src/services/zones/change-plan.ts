@@ -1,6 +1,6 @@
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
-import { checkZoneRecords } from '../../dns/zone-checks';
+import { apexNsNotAtParent, checkZoneRecords } from '../../dns/zone-checks';
 import { serialGreaterThan } from '../../dns/serial';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
@@ -70,6 +70,29 @@ export interface PlanGuards {
   strictChecks?: boolean;
   protectedRrsets?: ReadonlySet<string>;
   steeredRrsets?: ReadonlySet<string>;
+  /**
+   * the NS set the zone's parent lists, as the health checker last read it (repositories/health.ts
+   * `parentNsOf`; undefined: not known, or not read because the set does not touch the apex NS): a plan that
+   * changes the apex NS set to another than this one gets APEX_NS_NOT_AT_PARENT
+   */
+  parentNs?: readonly string[];
+}
+
+/**
+ * Whether a set may change the apex NS (a change naming the apex NS RRset, or a record of it by id or RDATA): only
+ * then does the service read the parent's NS set as the health checker last saw it (PlanGuards.parentNs)
+ */
+export function mayChangeApexNs(parsed: readonly (ParsedChange | undefined)[], records: readonly StoredRow[]): boolean {
+  const apexNs = (r: { owner: string; type: string }) => r.owner === '@' && r.type === 'NS';
+  return parsed.some(
+    (p) =>
+      p !== undefined &&
+      (('owner' in p && apexNs(p)) ||
+        p.records.some(apexNs) ||
+        (p.disabledRecords ?? []).some(apexNs) ||
+        ('match' in p && p.match !== undefined && apexNs(p.match)) ||
+        ('id' in p && p.id !== undefined && records.some((r) => r.id === p.id && apexNs(r)))),
+  );
 }
 
 /** the serial and SOA fields a plan sets: the engine's commit options (write-engine/staging.ts, CommitOptions) */
@@ -399,6 +422,30 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     return refusal(found, errorFromProblems(found));
   }
   const warnings = findings.map((f) => findingDetail(f));
+  // the apex NS set the plan leaves, against what the parent lists (the health checker's last look): a plan that
+  // changes the set answers whether the parent has it yet; one that leaves it as it is says nothing of it (a
+  // difference the zone had already holds up no unrelated change: `checkZone` lists it)
+  if (policy.guards?.parentNs) {
+    const apexNs = (r: { owner: string; type: string }) => r.owner === '@' && r.type === 'NS';
+    const names = (records: readonly { rdata: string }[]) => [...new Set(records.map((r) => r.rdata.toLowerCase()))].sort().join(' ');
+    const after = desired.filter(apexNs);
+    if (names(after) !== names(current.filter(apexNs))) {
+      const finding = apexNsNotAtParent(
+        name,
+        after.map((r) => r.rdata),
+        policy.guards.parentNs,
+      );
+      if (finding) {
+        const by = Math.min(
+          ...removals.filter(({ row }) => apexNs(row)).map(({ row }) => removedBy.get(row.id)!),
+          ...insertions.filter(({ record }) => apexNs(record)).map(({ record }) => addedBy(record) ?? Infinity),
+        );
+        const detail = findingDetail(finding, Number.isFinite(by) ? by : undefined);
+        if (strict) return refusal([detail], errorFromProblems([detail]));
+        warnings.push(findingDetail(finding));
+      }
+    }
+  }
   return {
     plan: {
       zone: name,

@@ -9,7 +9,7 @@ import { isRestricted, readsRecord } from '../../auth/policy';
 export type { HistoryRow };
 
 /** a restricted key sees in the history only the records its rules let it read (docs/least-privilege.md) */
-function readable(ctx: RequestContext, zone: string, records: JournalRecord[]): JournalRecord[] {
+function readable<T extends { owner: string; type: string }>(ctx: RequestContext, zone: string, records: T[]): T[] {
   const policy = ctx.principal.policy;
   return isRestricted(policy) ? records.filter((r) => readsRecord(policy, zone, r.owner, r.type)) : records;
 }
@@ -38,7 +38,13 @@ export class HistoryService {
       .connection((sql) => zoneHistory(sql, zone, page))
       .then((rows) =>
         isRestricted(ctx.principal.policy)
-          ? rows.map((row) => ({ ...row, added: readable(ctx, zone.name, row.added), removed: readable(ctx, zone.name, row.removed) }))
+          ? rows.map((row) => ({
+              ...row,
+              added: readable(ctx, zone.name, row.added),
+              removed: readable(ctx, zone.name, row.removed),
+              // a finding names an RRset: one the key may not read is not shown either
+              findings: readable(ctx, zone.name, row.findings),
+            }))
           : rows,
       );
   }

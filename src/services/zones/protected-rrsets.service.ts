@@ -5,10 +5,12 @@ import { getRecordType } from '../../dns/record-types';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
 import {
+  changePolicyOfZones,
   lockRrset,
   protectedRrsetsOfZone,
   type ProtectedRrsetRow,
   setStrictChecks,
+  type ZoneChangePolicy,
   unlockRrset,
 } from '../../repositories/protected-rrsets';
 import type { RequestContext } from '../context';
@@ -65,6 +67,18 @@ export class ProtectedRrsetsService {
       await setStrictChecks(change.connection, change.zone.id, strict);
       return strict;
     });
+  }
+
+  /**
+   * What the changes of zones the caller has already read are held to: strictChecks and the approvals each change
+   * needs (a list of zones in one statement; a zone gone meanwhile has neither)
+   */
+  async changePolicyOf(ctx: RequestContext, zones: readonly { id: number }[]): Promise<ZoneChangePolicy[]> {
+    const policies = await changePolicyOfZones(
+      ctx.db,
+      zones.map((zone) => zone.id),
+    );
+    return zones.map((zone) => policies.get(zone.id) ?? { strictChecks: false, requiredApprovals: 0 });
   }
 
   /** the locked RRsets of a zone the caller sees */

@@ -13,10 +13,13 @@ import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrs
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
 import { disabledOfZone } from '../../repositories/disabled-records';
 import { countRecordsOfZone, guardsOfZone } from '../../repositories/protected-rrsets';
+import { parentNsOf } from '../../repositories/health';
 import {
   type ChangePlan,
   disabledRecordsRead,
+  mayChangeApexNs,
   NO_DISABLED,
+  type PlanGuards,
   planChangeSet,
   plannedRrsets,
   refusedByPolicy,
@@ -326,7 +329,13 @@ export class ZoneChangesService {
     // the locked and steered RRsets and strictChecks, read in the same attempt as the records (one statement), for
     // a zone read with some of them; a change decided on the zone's head has none, and its write proves it
     const guarded = !change.decidedOnHead && (change.zone.hasLocks || change.zone.strictChecks || change.zone.hasSteered);
-    const guards = guarded ? await guardsOfZone(change.connection, change.zone.id) : undefined;
+    let guards: PlanGuards | undefined = guarded ? await guardsOfZone(change.connection, change.zone.id) : undefined;
+    // a set that may change the apex NS is compared with what the parent lists, as the health checker last saw
+    // it (a stored row: planning asks no server)
+    if (mayChangeApexNs(parsed, current)) {
+      const parentNs = await parentNsOf(change.connection, change.zone.id);
+      if (parentNs) guards = { ...guards, parentNs };
+    }
     const planned = planChangeSet(zoneAsRead, parsed, {
       keyPolicy: ctx.principal.policy,
       soa: options.soa,

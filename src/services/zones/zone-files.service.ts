@@ -9,7 +9,8 @@ import { TtlPolicy, zoneFileHead, zoneFileLine } from '../../dns/zone-file';
 import { zoneFileRecords } from '../../repositories/zone-export';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
-import { checkZoneRecords, ZoneWarning } from '../../dns/zone-checks';
+import { apexNsNotAtParent, checkZoneRecords, ZoneWarning } from '../../dns/zone-checks';
+import { parentNsOf } from '../../repositories/health';
 import { warningDetail } from './zone-warnings';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { listDomains } from '../../repositories/read-model';
@@ -95,7 +96,8 @@ export class ZoneFilesService {
 
   /**
    * The zone checks over a whole zone (named-checkzone's kind: aliases and missing addresses behind MX, NS
-   * and SRV, missing glue, data hidden by a delegation), read page by page from one snapshot.
+   * and SRV, missing glue, data hidden by a delegation), read page by page from one snapshot; and the apex NS set
+   * against what the parent lists, as the health checker last saw it (APEX_NS_NOT_AT_PARENT).
    */
   async check(ctx: RequestContext, by: { name: string }): Promise<{ zone: string; serial: number; warnings: ZoneWarning[] }> {
     const zone = normaliseZoneName(by.name);
@@ -103,7 +105,13 @@ export class ZoneFilesService {
     requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
     const records: CanonicalRecord[] = [];
     for await (const page of zoneFileRecords(ctx.db, domain.id)) records.push(...page);
-    return { zone, serial: domain.serial, warnings: checkZoneRecords(zone, records) };
+    const warnings = checkZoneRecords(zone, records);
+    const atParent = apexNsNotAtParent(
+      zone,
+      records.filter((r) => r.owner === '@' && r.type === 'NS').map((r) => r.rdata),
+      await parentNsOf(ctx.db, domain.id),
+    );
+    return { zone, serial: domain.serial, warnings: atParent ? [...warnings, atParent] : warnings };
   }
 
   /**
