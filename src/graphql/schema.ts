@@ -32,7 +32,7 @@ import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
-import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
+import { ChangeRequestsResolver, ZoneReviewResolver } from './resolvers/change-requests.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -71,6 +71,7 @@ export const RESOLVERS = [
   ProtectedRrsetsResolver,
   SteeredRrsetResolver,
   ChangeRequestsResolver,
+  ZoneReviewResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -1,4 +1,5 @@
-import { Arg, Ctx, Field, ID, Int, Mutation, ObjectType, Query, registerEnumType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, registerEnumType, Resolver, Root } from 'type-graphql';
+import { DomainType } from '../types/domain.type';
 import { SerialScalar } from '../scalars/serial';
 import type { GraphQLContext } from '../context';
 import { parseId } from '../inputs/ids';
@@ -196,5 +197,16 @@ export class ChangeRequestsResolver {
   })
   setZoneRequiredApprovals(@Arg('zone') zone: string, @Arg('approvals', () => Int) approvals: number, @Ctx() ctx: GraphQLContext) {
     return ctx.services.changeRequests.setRequiredApprovals(ctx, zone, approvals);
+  }
+}
+
+/** A zone's review setting, read on the zone (docs/changes.md, «Review»). */
+@Resolver(() => DomainType)
+export class ZoneReviewResolver {
+  @FieldResolver(() => Int, {
+    description: 'The approvals each change of the zone needs (0: none); while above 0, a write becomes a change request.',
+  })
+  requiredApprovals(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.changeRequests.requiredApprovals(ctx.db, domain.id);
   }
 }

@@ -456,6 +456,8 @@ export class ZoneChange implements ChangeToSign {
   }
 
   async commit(options: CommitOptions = {}): Promise<number[]> {
+    // a plan read on a zone under review passed its review for a dry run alone: it is never written
+    if (this.request.review === 'plan') throw new Error('a change read as a plan (a dry run) was committed');
     this.refuseBeforeWrite(options);
     await this.refuseProtectedRrsets();
     const before = this.zone.serial;
