@@ -519,6 +519,8 @@ function present(principal: Principal, row: ChangeRequestRow, reviews: ChangeRev
       rrsets: readable(plan.rrsets),
       disabledAdded: readable(plan.disabledAdded),
       disabledRemoved: readable(plan.disabledRemoved),
+      // a finding names the RRset it is about: one the caller cannot read is not told of
+      warnings: plan.warnings?.filter((w) => !w.owner || !w.type || readsRecord(principal.policy, row.zone, w.owner, w.type)),
     },
     changes: changes as ZoneChangeSpec[],
     approvals: reviews.filter((r) => r.verdict === 'approve').length,
