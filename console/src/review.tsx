@@ -65,7 +65,8 @@ function RequestCard({
       setError(describeError(outcome.error));
       return;
     }
-    const after = outcome.data && ('approveChangeRequest' in outcome.data ? outcome.data.approveChangeRequest : outcome.data.rejectChangeRequest);
+    const after =
+      outcome.data && ('approveChangeRequest' in outcome.data ? outcome.data.approveChangeRequest : outcome.data.rejectChangeRequest);
     const status = after?.status;
     onReviewed(
       status === 'APPLIED'
