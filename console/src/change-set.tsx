@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useClient, useMutation } from 'urql';
 import { changeIndex, describeError, errorCode, errorDetails } from './errors';
 import { ApplyZoneChangesDocument, ChangedRecordFieldsFragment, ZoneChangeInput, ZoneDiffDocument } from './generated/graphql';
+import { sentForReview } from './review';
 
 export interface StagedChange {
   change: ZoneChangeInput;
@@ -59,6 +60,8 @@ export function ChangeSet(props: {
     serial: number;
     added: ChangedRecordFieldsFragment[];
     removed: ChangedRecordFieldsFragment[];
+    /** a zone that requires approvals: the set became this change request, nothing written */
+    review?: string;
   } | null>(null);
   const conflictHeading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -102,7 +105,12 @@ export function ChangeSet(props: {
       return;
     }
     const done = result.data!.applyZoneChanges;
-    setApplied({ serial: done.serial, added: done.added, removed: done.removed });
+    setApplied({
+      serial: done.serial,
+      added: done.added,
+      removed: done.removed,
+      review: done.changeRequest ? sentForReview(done.changeRequest) : undefined,
+    });
     setConflict(null);
     props.onChange([], null);
     props.onApplied();
@@ -112,7 +120,11 @@ export function ChangeSet(props: {
     return (
       <section aria-labelledby="changes-title">
         <h2 id="changes-title">Change set</h2>
-        {applied ? (
+        {applied?.review ? (
+          <p role="status" className="ok-box">
+            {applied.review}
+          </p>
+        ) : applied ? (
           <div role="status" className="ok-box">
             <p>Applied: the zone is now at serial {applied.serial}.</p>
             <ul className="diff">

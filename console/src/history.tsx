@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { RecordLines } from './change-set';
 import { describeError } from './errors';
+import { sentForReview } from './review';
 import { ChangeEntryFieldsFragment, RevertZoneDocument, ZoneHistoryDocument } from './generated/graphql';
 
 const PAGE_SIZE = 20;
@@ -52,7 +53,9 @@ export function History({
     if (entry.serialBefore === null || !domain) return;
     const outcome = await revert({ zone, toSerial: entry.serialBefore, expectSerial: domain.serial });
     setConfirming(null);
+    const request = outcome.data?.revertZone.changeRequest;
     if (outcome.error) setNote({ ok: false, text: describeError(outcome.error) });
+    else if (request) setNote({ ok: true, text: sentForReview(request) });
     else {
       setNote({
         ok: true,

@@ -1,5 +1,6 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
-import { useMutation, useQuery } from 'urql';
+import { useClient, useMutation, useQuery } from 'urql';
+import { proposeInstead } from './review';
 import type { StagedChange } from './change-set';
 import { describeError, errorDetails, leafField } from './errors';
 import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument, ZoneRecordsQuery } from './generated/graphql';
@@ -80,6 +81,7 @@ export function RecordForm(props: {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const client = useClient();
   const [, createRecord] = useMutation(CreateRecordDocument);
   const [, updateRecord] = useMutation(UpdateRecordDocument);
   const [settings] = useQuery({ query: ServerSettingsDocument });
@@ -111,7 +113,16 @@ export function RecordForm(props: {
     setBusy(true);
     const input = { zone, owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata() };
     const result = record ? await updateRecord({ id: record.id, input }) : await createRecord({ input });
+    // a zone that requires approvals: the same change proposed as a change request, and said so (not an error)
+    const values = { owner: input.owner, type: input.type, ttl: input.ttl, rdata: input.rdata };
+    const change = record ? { kind: 'REPLACE' as const, id: record.id, ...values } : { kind: 'ADD' as const, ...values };
+    const proposed = await proposeInstead(client, result.error, zone, [change]);
     setBusy(false);
+    if (proposed && 'note' in proposed) {
+      props.onSaved(proposed.note, record?.id);
+      return;
+    }
+    if (proposed) result.error = proposed.error;
     if (result.error) {
       const found: Record<string, string> = {};
       for (const detail of errorDetails(result.error)) {

@@ -1,6 +1,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { CombinedError, useClient, useMutation } from 'urql';
+import { proposeInstead, sentForReview } from './review';
 import type { StagedChange } from './change-set';
 import { describeError } from './errors';
 import {
@@ -82,8 +83,9 @@ export function Records(props: {
   /** DISABLE or ENABLE of one record: one change set, said in the status line like a save */
   const toggle = async (change: ZoneChangeInput, note: string) => {
     const result = await applyChanges({ zone, changes: [change] });
+    const request = result.data?.applyZoneChanges.changeRequest;
     if (result.error) setMessage(describeError(result.error));
-    else done(note);
+    else done(request ? sentForReview(request) : note);
   };
 
   const loadingNow = useRef(true);
@@ -194,7 +196,8 @@ export function Records(props: {
       return false;
     }
     setSelected(new Set());
-    done(`${note} Serial ${result.data!.applyZoneChanges.serial}.`);
+    const request = result.data!.applyZoneChanges.changeRequest;
+    done(request ? sentForReview(request) : `${note} Serial ${result.data!.applyZoneChanges.serial}.`);
     return true;
   };
 
@@ -290,7 +293,11 @@ export function Records(props: {
           onCancel={() => close(editing.record.id)}
           onDelete={async () => {
             const result = await deleteRecord({ id: editing.record.id });
-            if (result.error) setMessage(describeError(result.error));
+            // a zone that requires approvals: the removal proposed as a change request
+            const proposed = await proposeInstead(client, result.error, zone, [{ kind: 'REMOVE', id: editing.record.id }]);
+            if (proposed && 'note' in proposed) done(proposed.note);
+            else if (proposed) setMessage(describeError(proposed.error));
+            else if (result.error) setMessage(describeError(result.error));
             else done(`Deleted ${editing.record.owner} ${editing.record.type} ${editing.record.rdata}.`);
           }}
           onStage={() => {

@@ -1,5 +1,6 @@
 import { FormEvent, useEffect, useMemo, useState } from 'react';
 import { useClient, useMutation } from 'urql';
+import { sentForReview } from './review';
 import { describeError, errorDetails } from './errors';
 import { ExportZoneDocument, ImportZoneDocument, ImportZoneMutation, ZoneImportMode, ZoneImportTtlPolicy } from './generated/graphql';
 
@@ -183,7 +184,9 @@ export function ZoneFile({ zone, canImport, onImported }: { zone: string; canImp
           )}
           {done && (
             <p role="status" className="ok-box">
-              Imported: {done.added} added, {done.removed} removed; the zone is now at serial {done.serial}.
+              {done.changeRequest
+                ? sentForReview(done.changeRequest)
+                : `Imported: ${done.added} added, ${done.removed} removed; the zone is now at serial ${done.serial}.`}
             </p>
           )}
         </section>

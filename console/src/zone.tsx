@@ -20,12 +20,14 @@ import { ZoneTransferPanel } from './transfers';
 import { unicodeName } from './names';
 import { ZoneNameserverSet } from './zone-set';
 import { SecondaryPanel } from './secondary';
+import { ReviewQueue } from './review';
 
 /** the tabs, each with the permission it needs (Domain.permissions; none: every reader) */
 const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragment | null])[] = [
   ['records', 'Records', null],
   ['changes', 'Change set', 'editRecords'],
   ['history', 'History', null],
+  ['review', 'Review', null],
   ['propagation', 'Propagation', null],
   ['file', 'Zone file', null],
   ['dnssec', 'DNSSEC', null],
@@ -44,6 +46,7 @@ const NOTHING: ZonePermissionsFieldsFragment = {
   manageExtraSecondaries: false,
   moveZone: false,
   undeletableTypes: [],
+  reviewChanges: false,
 };
 
 /** Deleting a zone takes two steps: the button, then a confirmation that names what goes with it. */
@@ -129,6 +132,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
     },
   );
   const serial = result.data?.domain.serial;
+  const requiredApprovals = result.data?.domain.requiredApprovals ?? 0;
   const can = result.data?.domain.permissions ?? NOTHING;
   const secondary = result.data?.domain.kind === 'SECONDARY';
   // a tab the caller may not use is not offered; its address shows the records instead
@@ -180,6 +184,12 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         )}{' '}
         {can.deleteZone && <DeleteZone zone={zone} />}
       </div>
+      {requiredApprovals > 0 && (
+        <p className="hint" data-testid="zone-review">
+          Each change needs {requiredApprovals} approval{requiredApprovals === 1 ? '' : 's'} by another person: a change saved here is sent
+          for review (the Review tab).
+        </p>
+      )}
       {secondary && <SecondaryPanel zone={zone} status={result.data?.domain.secondary} canPromote={can.promote} onPromoted={refresh} />}
       <ZoneNameserverSet zone={zone} set={result.data?.domain.nameserverSet} onMoved={refresh} />
       <nav className="tabs" aria-label="Zone views">
@@ -209,6 +219,14 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         />
       ) : shownTab === 'history' ? (
         <History zone={zone} generation={generation} canRevert={can.editRecords} onReverted={refresh} />
+      ) : shownTab === 'review' ? (
+        <ReviewQueue
+          zone={zone}
+          requiredApprovals={requiredApprovals}
+          canReview={can.reviewChanges}
+          generation={generation}
+          onChanged={refresh}
+        />
       ) : shownTab === 'propagation' ? (
         <PropagationView zone={zone} />
       ) : shownTab === 'file' ? (

@@ -21,7 +21,8 @@ import { ApiError, EXIT, ExitWith, UsageError } from './shared';
 
 /**
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
- * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY. Tables for people,
+ * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY, or ZONEKEEPER_SESSION, a
+ * person's session (the console's sign-in), for what only a person does: a change request's review. Tables for people,
  * `--json` for scripts. Exit codes: 0 done, 1 the API refused or failed (its code and message on stderr),
  * 2 a usage mistake, 3 the service could not be reached, 4 `health`: the zone is critical (scripts and monitors),
  * 141 the reader of its output went away.
@@ -29,7 +30,7 @@ import { ApiError, EXIT, ExitWith, UsageError } from './shared';
 
 export function buildProgram(): Command {
   const program = new Command('zonekeeper')
-    .description('Manage Zonekeeper users, keys, zones and records (ZONEKEEPER_URL, ZONEKEEPER_API_KEY)')
+    .description('Manage Zonekeeper users, keys, zones and records (ZONEKEEPER_URL, ZONEKEEPER_API_KEY or ZONEKEEPER_SESSION)')
     .option('--json', 'print JSON for scripts instead of tables')
     .showHelpAfterError()
     .exitOverride();

@@ -43,7 +43,13 @@ let tokens: ConsistencyTokens | undefined;
 export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
   const key = process.env.ZONEKEEPER_API_KEY;
-  if (!key) throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service');
+  // a person signed in (the console's session): what a review of a change request needs, a key approving nothing
+  const session = process.env.ZONEKEEPER_SESSION;
+  if (!key && !session)
+    throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service (or ZONEKEEPER_SESSION to your session)');
+  const credentials: Record<string, string> = session
+    ? { cookie: `zk_session=${session}`, 'x-requested-with': 'zonekeeper-cli' }
+    : { 'x-api-key': key! };
   tokens ??= new ConsistencyTokens(base);
   // the latest write's token goes with every request: a read is then never older than what this CLI wrote
   const token = tokens.current();
@@ -51,7 +57,7 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   try {
     res = await fetch(`${base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key, ...(token ? { [CONSISTENCY_TOKEN_HEADER]: token } : {}) },
+      headers: { 'content-type': 'application/json', ...credentials, ...(token ? { [CONSISTENCY_TOKEN_HEADER]: token } : {}) },
       body: JSON.stringify({ query, variables }),
     });
   } catch (error) {
@@ -284,4 +290,40 @@ export function policyInputFrom(options: PolicyOptions): Record<string, unknown>
     ...(options.preset ? { preset: options.preset.toUpperCase().replace(/-/g, '_') } : {}),
     ...(options.zone ? { zone: options.zone } : {}),
   };
+}
+
+/** what a write to a zone that requires approvals became: a change request, nothing written (docs/changes.md, «Review») */
+export interface ProposedChange {
+  id: string;
+  status: string;
+  requiredApprovals: number;
+}
+
+/** says that a write became a change request: its id and the approvals it waits for */
+export function printProposed(program: Command, zone: string, request: ProposedChange): void {
+  if (program.opts().json) return print(program, { zone, changeRequest: request });
+  const approvals = `${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
+  process.stdout.write(`zone ${zone}: requires ${approvals}; proposed as change request ${request.id}, nothing written\n`);
+}
+
+/**
+ * A single record's write (its own mutation, which cannot answer a request), or, on a zone that requires
+ * approvals (ZONE_UNDER_REVIEW), the same change proposed as a change request (`proposeZoneChange`)
+ */
+export async function writeOrPropose(
+  program: Command,
+  write: () => Promise<void>,
+  proposal: () => Promise<{ zone: string; changes: Record<string, unknown>[] }>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'ZONE_UNDER_REVIEW') throw error;
+    const { zone, changes } = await proposal();
+    const proposed = await gql<{ proposeZoneChange: ProposedChange }>(
+      `mutation($z: String!, $c: [ZoneChangeInput!]!) { proposeZoneChange(zone: $z, changes: $c) { id status requiredApprovals } }`,
+      { z: zone, c: changes },
+    );
+    printProposed(program, zone, proposed.proposeZoneChange);
+  }
 }

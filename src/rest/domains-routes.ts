@@ -2,6 +2,7 @@ import { parseId } from '../graphql/inputs/ids';
 import { DomainError } from '../errors/catalogue';
 import { GqlDomain, presentDomain } from './presenters';
 import { arrayOf, FieldSpec, Inputs, mapPages, ref, RouteResult, RouteSpec, Runner, zoneSelector } from './route-spec';
+import { accepted } from './change-requests-routes';
 
 /** The domains' (zones') REST routes: /domain/… but DNSSEC's (dnssec-routes.ts). */
 const ZONE_QUERY: Record<string, FieldSpec> = {
@@ -19,6 +20,7 @@ interface GqlImportResult {
   warnings: { line: number | null; field: string; code: string; message: string }[];
   addedRecords: string[] | null;
   removedRecords: string[] | null;
+  changeRequest: Record<string, unknown> | null;
 }
 
 interface GqlPropagation {
@@ -179,6 +181,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       },
     },
     response: ref('ZoneChangesResult'),
+    proposes: true,
     async handle(inputs, runner) {
       // a dry run is its own operation, so that the set's answer without it stays what it was
       if (dryRunOf(inputs.dry_run)) {
@@ -196,7 +199,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       );
       const { changeRequest, ...applied } = data.applyZoneChanges;
       // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
-      if (changeRequest) return { status: 202, body: { zone: applied.zone, changeRequest } };
+      if (changeRequest) return accepted(applied.zone, changeRequest);
       return { body: applied };
     },
   },
@@ -286,6 +289,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       },
       required: ['zone', 'added', 'removed', 'serial', 'dry_run', 'dropped', 'warnings'],
     },
+    proposes: true,
     async handle(inputs, runner) {
       // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
       const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
@@ -296,6 +300,8 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         ttlPolicy: pick('ttl_policy', inputs.ttl_policy ?? 'REFUSE', ['REFUSE', 'CLAMP']),
       });
       const r = data.importZone;
+      // a zone that requires approvals: the RRsets the file changes proposed as a change request (docs/changes.md)
+      if (r.changeRequest) return accepted(r.zone, r.changeRequest);
       const body: Record<string, unknown> = {
         zone: r.zone,
         added: r.added,

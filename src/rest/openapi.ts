@@ -1,5 +1,6 @@
 import type { FieldSpec, RouteSpec } from './route-spec';
 import { STEERING_SCHEMAS } from './steering-routes';
+import { CHANGE_REQUEST_SCHEMAS } from './change-requests-routes';
 import { MAX_HEADER_WARNINGS, WARNINGS_HEADER } from './warnings-header';
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -104,6 +105,14 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
     const withWarnings =
       route.method === 'get' ? success : { ...success, headers: { [WARNINGS_HEADER]: { $ref: '#/components/headers/Warnings' } } };
     const responses: Record<string, unknown> = { [String(route.status)]: withWarnings };
+    // a zone that requires approvals: the write is a change request, nothing written (docs/changes.md, «Review»)
+    if (route.proposes) {
+      const schema = { $ref: '#/components/schemas/ChangeRequestAccepted' };
+      responses['202'] = {
+        description: 'The zone requires approvals: the write became a change request, nothing written',
+        content: { 'application/json': { schema: options.envelope === 'restknot' ? enveloped(schema) : schema } },
+      };
+    }
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
@@ -545,6 +554,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
         ...STEERING_SCHEMAS,
+        ...CHANGE_REQUEST_SCHEMAS,
         DnssecKeyEvent: {
           type: 'object',
           properties: {

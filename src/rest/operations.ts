@@ -22,6 +22,11 @@ const STEERING_CHECK =
   'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
 const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
   pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
+const CHANGED = 'owner type rdata ttl';
+const CHANGE_REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt closedAt
+  conflicts { owner type } reason
+  plan { serialBefore serial rrsets { owner type before { ${CHANGED} } after { ${CHANGED} } } warnings { field code message severity owner type rfc } }
+  reviews { reviewer verdict comment createdAt }`;
 const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil previousSecrets { retiredAt until } createdAt';
 
 export const OPERATIONS = {
@@ -83,7 +88,16 @@ export const OPERATIONS = {
       pageInfo { hasNextPage endCursor } } } }`,
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
-      zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
+      zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords
+      changeRequest { id status requiredApprovals } } }`,
+  proposeZoneChange: `mutation ProposeZoneChange($zone: String!, $changes: [ZoneChangeInput!]!) {
+    proposeZoneChange(zone: $zone, changes: $changes) { zone id status requiredApprovals } }`,
+  changeRequests: `query ChangeRequests($zone: String!, $status: [ChangeRequestStatus!], $first: Int) {
+    changeRequests(zone: $zone, status: $status, first: $first) { ${CHANGE_REQUEST} } }`,
+  changeRequest: `query ChangeRequest($id: ID!) { changeRequest(id: $id) { ${CHANGE_REQUEST} } }`,
+  approveChangeRequest: `mutation ApproveChangeRequest($id: ID!, $comment: String) { approveChangeRequest(id: $id, comment: $comment) { ${CHANGE_REQUEST} } }`,
+  rejectChangeRequest: `mutation RejectChangeRequest($id: ID!, $comment: String) { rejectChangeRequest(id: $id, comment: $comment) { ${CHANGE_REQUEST} } }`,
+  cancelChangeRequest: `mutation CancelChangeRequest($id: ID!) { cancelChangeRequest(id: $id) { ${CHANGE_REQUEST} } }`,
   getDnssec: `query GetDnssec($name: String) { domain(name: $name) { dnssec { ${DNSSEC} } } }`,
   enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
   disableDnssec: `mutation DisableDnssec($zone: String!, $force: Boolean!) { disableDnssec(zone: $zone, force: $force) { ${DNSSEC} } }`,

@@ -1,6 +1,7 @@
 import { RecordInput } from '../graphql/inputs/record.input';
 import { GqlRecord, presentRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
+import { writeOrPropose } from './change-requests-routes';
 
 /** The records' REST routes: /record/… */
 const RECORD_BODY: Record<string, FieldSpec> = {
@@ -10,6 +11,14 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   rdata: { kind: 'string', required: true, description: 'record RDATA' },
   ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
 };
+
+/** the record of a body as a change set's change names it (the zone aside): what a zone under review is proposed */
+const recordChange = (inputs: Inputs) => ({
+  owner: inputs.owner as string,
+  type: inputs.rtype as string,
+  rdata: inputs.rdata as string,
+  ttl: inputs.ttl as number,
+});
 
 const recordInput = (inputs: Inputs): RecordInput => ({
   zone: inputs.zone as string,
@@ -57,12 +66,20 @@ export const RECORD_ROUTES: RouteSpec[] = [
     status: 201,
     body: RECORD_BODY,
     response: ref('Record'),
-    async handle(inputs, runner) {
-      // GraphQL's createRecord (its resolver calls the same service method with its argument), run as `call`
-      const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
-        services.records.create(context, input),
+    proposes: true,
+    handle(inputs, runner) {
+      return writeOrPropose(
+        runner,
+        async () => {
+          // GraphQL's createRecord (its resolver calls the same service method with its argument), run as `call`
+          const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
+            services.records.create(context, input),
+          );
+          return { body: presentRecord(record) };
+        },
+        // a zone under review: the record proposed as a change set's ADD (docs/changes.md, «Review»)
+        async () => ({ zone: inputs.zone as string, changes: [{ kind: 'ADD', ...recordChange(inputs) }] }),
       );
-      return { body: presentRecord(record) };
     },
   },
   {
@@ -76,9 +93,20 @@ export const RECORD_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     body: RECORD_BODY,
     response: ref('Record'),
-    async handle(inputs, runner) {
-      const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
-      return { body: presentRecord(data.updateRecord) };
+    proposes: true,
+    handle(inputs, runner) {
+      return writeOrPropose(
+        runner,
+        async () => {
+          const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
+          return { body: presentRecord(data.updateRecord) };
+        },
+        // the record replaced by id, as a change set's REPLACE; its zone is the body's (a record of another is not found)
+        async () => ({
+          zone: inputs.zone as string,
+          changes: [{ kind: 'REPLACE', id: inputs.id as number, ...recordChange(inputs) }],
+        }),
+      );
     },
   },
   {
@@ -89,9 +117,20 @@ export const RECORD_ROUTES: RouteSpec[] = [
     summary: 'Delete a record',
     status: 204,
     params: ID_PARAM,
-    async handle(inputs, runner) {
-      await runner.run('deleteRecord', { id: String(inputs.id) });
-      return { empty: true };
+    proposes: true,
+    handle(inputs, runner) {
+      return writeOrPropose(
+        runner,
+        async () => {
+          await runner.run('deleteRecord', { id: String(inputs.id) });
+          return { empty: true };
+        },
+        // the record removed by id, in the zone it is of
+        async () => {
+          const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
+          return { zone: data.record.zone, changes: [{ kind: 'REMOVE', id: inputs.id as number }] };
+        },
+      );
     },
   },
 ];

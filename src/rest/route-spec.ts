@@ -108,6 +108,11 @@ export interface RouteSpec {
   zoneFileBody?: true;
   /** OpenAPI schema of the success body */
   response?: object;
+  /**
+   * a write that, on a zone that requires approvals, is proposed as a change request instead: 202 with the
+   * request (ChangeRequestAccepted; docs/changes.md, «Review»)
+   */
+  proposes?: true;
   handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
 }
 

@@ -1,4 +1,5 @@
 import { AUDIT_ROUTES } from './audit-routes';
+import { CHANGE_REQUEST_ROUTES } from './change-requests-routes';
 import { DNSSEC_ROUTES } from './dnssec-routes';
 import { DOMAIN_ROUTES } from './domains-routes';
 import { EVENT_ROUTES } from './events-routes';
@@ -21,6 +22,7 @@ export const ROUTES: RouteSpec[] = [
   ...TSIG_KEY_ROUTES,
   ...AUDIT_ROUTES,
   ...DOMAIN_ROUTES,
+  ...CHANGE_REQUEST_ROUTES,
   ...DNSSEC_ROUTES,
   ...STEERING_ROUTES,
   ...HEALTH_ROUTES,

@@ -124,6 +124,7 @@ export function createServices(settings: Settings, db: Database): Services {
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
   const zoneChanges = new ZoneChangesService(settings, writeEngine);
+  const zoneFiles = new ZoneFilesService(settings, writeEngine);
   const recordTemplates = new RecordTemplatesService(settings);
   const domains = new DomainsService(settings, writeEngine, recordTemplates);
   const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
@@ -139,9 +140,9 @@ export function createServices(settings: Settings, db: Database): Services {
     records: new RecordsService(settings, writeEngine),
     zoneReads: new ZoneReadsService(),
     apiKeys,
-    zoneFiles: new ZoneFilesService(settings, writeEngine),
+    zoneFiles,
     zoneChanges,
-    changeRequests: new ChangeRequestsService(domains, zoneChanges),
+    changeRequests: new ChangeRequestsService(domains, zoneChanges, zoneFiles),
     rrsetComments: new RrsetCommentsService(),
     disabledRecords: new DisabledRecordsService(),
     history: new HistoryService(zoneChanges),

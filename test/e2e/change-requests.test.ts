@@ -6,12 +6,16 @@
  * on its last approval with the RRset named; REST's documented path answers 202 with the request; a request
  * scheduled a few seconds ahead is served by T + 2 s and a cancelled one never; the PowerDNS API and DNS UPDATE
  * are refused with the policy named, except an ACME key's `_acme-challenge` TXT, which a renewal writes at once.
+ * Every other write of a person's edge becomes a request too: REST's record add, edit and delete, an import
+ * (GraphQL and REST, the RRsets the file changes) and a revert, each answered with the request and nothing
+ * served; GraphQL's single-record mutations stay refused, naming the mutations that propose. REST's review paths
+ * list, read, approve and reject (with a comment) and cancel as the mutations do.
  */
 import 'reflect-metadata';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey, createUser, createUserKey, createZone, errorCode, feedFrom } from '../support/fixtures';
 import { freePort } from '../support/free-port';
-import { personGql, signIn } from '../support/people';
+import { personGql, sessionHeaders, signIn } from '../support/people';
 import { nsupdate, runClient } from '../support/update-clients';
 import { dig, findBinary, records } from '../propagation/knot';
 import { sleep, waitFor } from '../support/wait-for';
@@ -26,6 +30,10 @@ type Person = keyof typeof ROLES;
 let app: TestApp;
 let dnsPort: number;
 let accountId: string;
+/** the serial after the first record, before the records of the edit and the delete below */
+let serialAtMail: number;
+/** records made before the zone is under review, which REST edits and deletes as requests */
+const ids = {} as Record<'edited' | 'removed', string>;
 const tokens = {} as Record<Person, string>;
 
 const REQUEST = `id status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt conflicts { owner type } reason
@@ -70,6 +78,16 @@ beforeAll(async () => {
   }
   // the record a conflict is about, before the zone is under review
   expect((await as('owner', APPLY, { z: ZONE, c: addA('mail', '192.0.2.1') })).errors).toBeUndefined();
+  serialAtMail = await soaSerial(ZONE);
+  for (const [owner, rdata] of [
+    ['edited', '192.0.2.60'],
+    ['removed', '192.0.2.61'],
+  ] as const) {
+    const added = await as('owner', APPLY, { z: ZONE, c: addA(owner, rdata) });
+    expect(added.errors).toBeUndefined();
+    const found = await app.gql(`query($z: String!, $o: String) { records(zone: $z, owner: $o) { nodes { id } } }`, { z: ZONE, o: owner });
+    ids[owner] = found.data.records.nodes[0].id;
+  }
   // an editor may not set the policy; the zone's owner may
   const byEditor = await as('erin', `mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 2) }`, { z: ZONE });
   expect(errorCode(byEditor)).toBe('FORBIDDEN_BY_ROLE');
@@ -228,4 +246,206 @@ test('a change scheduled a few seconds ahead is served by T + 2 s; a cancelled o
   expect(
     errorCode(await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id: kept.data.proposeZoneChange.id })),
   ).toBe('CHANGE_REQUEST_CLOSED');
+});
+
+/** a REST call as a person signed in (the console's cookie, with the CSRF gate's header) */
+const restAs = (person: Person, method: 'get' | 'post' | 'put' | 'delete', path: string) =>
+  app.http[method](`/api${path}`).set(sessionHeaders(tokens[person]));
+const requestById = async (id: string) =>
+  (await app.gql(`query($id: ID!) { changeRequest(id: $id) { ${REQUEST} } }`, { id })).data.changeRequest;
+
+test("every other write of a person's edge becomes a request: REST's record writes, an import (GraphQL and REST), a revert", async () => {
+  const serial = await soaSerial(ZONE);
+  const pendingOf = (body: any) => {
+    expect(body).toMatchObject({ zone: ZONE, changeRequest: { status: 'PENDING', requiredApprovals: 2 } });
+    return body.changeRequest.id as string;
+  };
+  // REST's record add, edit and delete: 202 with the request, the body as the changes route's
+  const added = await restAs('erin', 'post', '/record/add').send({
+    zone: ZONE,
+    owner: 'proposed',
+    rtype: 'A',
+    rdata: '192.0.2.64',
+    ttl: 300,
+  });
+  expect(added.status).toBe(202);
+  const addId = pendingOf(added.body);
+  const edited = await restAs('erin', 'put', `/record/edit/${ids.edited}`).send({
+    zone: ZONE,
+    owner: 'edited',
+    rtype: 'A',
+    rdata: '192.0.2.62',
+    ttl: 300,
+  });
+  expect(edited.status).toBe(202);
+  const editId = pendingOf(edited.body);
+  const deleted = await restAs('erin', 'delete', `/record/delete/${ids.removed}`);
+  expect(deleted.status).toBe(202);
+  const deleteId = pendingOf(deleted.body);
+  // a REST import: the RRsets the file changes
+  const imported = await restAs('erin', 'post', `/domain/import/${ZONE}`).send({
+    text: 'imported 300 IN TXT "from a file"\n',
+    mode: 'MERGE',
+  });
+  expect(imported.status).toBe(202);
+  const importId = pendingOf(imported.body);
+
+  const plans = await Promise.all([addId, editId, deleteId, importId].map(requestById));
+  expect(plans.map((r) => [r.author, r.plan.rrsets])).toEqual([
+    [email('erin'), [{ owner: 'proposed', type: 'A', before: [], after: [{ rdata: '192.0.2.64' }] }]],
+    [email('erin'), [{ owner: 'edited', type: 'A', before: [{ rdata: '192.0.2.60' }], after: [{ rdata: '192.0.2.62' }] }]],
+    [email('erin'), [{ owner: 'removed', type: 'A', before: [{ rdata: '192.0.2.61' }], after: [] }]],
+    [email('erin'), [{ owner: 'imported', type: 'TXT', before: [], after: [{ rdata: '"from a file"' }] }]],
+  ]);
+
+  // GraphQL's import (REPLACE, the zone as exported with one line more and one less): only what the file changes
+  const exported = (await app.gql(`query($z: String!) { exportZone(zone: $z) }`, { z: ZONE })).data.exportZone as string;
+  const file = `${exported
+    .split('\n')
+    .filter((line) => !line.startsWith('removed'))
+    .join('\n')}\nreplaced 300 IN A 192.0.2.63\n`;
+  const graphqlImport = await as(
+    'erin',
+    `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: REPLACE) { added removed serial changeRequest { id status } } }`,
+    { z: ZONE, t: file },
+  );
+  expect(graphqlImport.errors).toBeUndefined();
+  expect(graphqlImport.data.importZone).toMatchObject({ added: 0, removed: 0, serial, changeRequest: { status: 'PENDING' } });
+  const replaced = await requestById(graphqlImport.data.importZone.changeRequest.id);
+  expect(replaced.plan.rrsets).toEqual([
+    { owner: 'removed', type: 'A', before: [{ rdata: '192.0.2.61' }], after: [] },
+    { owner: 'replaced', type: 'A', before: [], after: [{ rdata: '192.0.2.63' }] },
+  ]);
+  // a dry run of an import is still a dry run
+  const dry = await as(
+    'erin',
+    `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: REPLACE, dryRun: true) { dryRun addedRecords changeRequest { id } } }`,
+    {
+      z: ZONE,
+      t: file,
+    },
+  );
+  expect(dry.data.importZone).toMatchObject({ dryRun: true, changeRequest: null });
+  expect(dry.data.importZone.addedRecords).toContain(`replaced.${ZONE}. 300 IN A 192.0.2.63`);
+
+  // a revert (to before the records of the edit and the delete): a request, nothing written
+  const reverted = await as(
+    'erin',
+    `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { serialBefore serial added { owner } changeRequest { id status } } }`,
+    { z: ZONE, t: serialAtMail },
+  );
+  expect(reverted.errors).toBeUndefined();
+  expect(reverted.data.revertZone).toMatchObject({ serialBefore: serial, serial, added: [], changeRequest: { status: 'PENDING' } });
+  const revert = await requestById(reverted.data.revertZone.changeRequest.id);
+  expect(revert.plan.rrsets).toEqual(
+    expect.arrayContaining([
+      { owner: 'edited', type: 'A', before: [{ rdata: '192.0.2.60' }], after: [] },
+      { owner: 'removed', type: 'A', before: [{ rdata: '192.0.2.61' }], after: [] },
+    ]),
+  );
+
+  // GraphQL's single-record mutations cannot answer a request: refused, naming the mutations that propose
+  for (const [query, variables] of [
+    [
+      `mutation($i: RecordInput!) { createRecord(input: $i) { id } }`,
+      { i: { zone: ZONE, owner: 'direct', type: 'A', rdata: '192.0.2.65', ttl: 300 } },
+    ],
+    [`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: ids.removed }],
+  ] as const) {
+    const refused = await as('erin', query, variables);
+    expect(errorCode(refused)).toBe('ZONE_UNDER_REVIEW');
+    expect(refused.errors![0].message).toMatch(/proposeZoneChange or applyZoneChanges/);
+  }
+  // nothing of it is served
+  expect(await soaSerial(ZONE)).toBe(serial);
+  expect(await served(ZONE, 'proposed', 'A')).toEqual([]);
+  expect(await served(ZONE, 'edited', 'A')).toEqual(['192.0.2.60']);
+  expect(await served(ZONE, 'removed', 'A')).toEqual(['192.0.2.61']);
+  for (const id of [graphqlImport.data.importZone.changeRequest.id, revert.id])
+    expect(
+      (await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id })).data.cancelChangeRequest.status,
+    ).toBe('CANCELLED');
+});
+
+test("REST beside the documented paths: a zone's requests listed and read, approved and rejected with a comment, cancelled", async () => {
+  const key = await createUserKey(app, accountId);
+  const listed = await app.http.get(`/api/domain/changes/${ZONE}/requests`).set('X-API-Key', key);
+  expect(listed.status).toBe(200);
+  const pending = listed.body.filter((r: any) => r.author === email('erin'));
+  expect(pending.every((r: any) => r.status === 'PENDING')).toBe(true);
+  // the four of the test above still pending, newest first: the import, the delete, the edit, the add
+  const [importId, deleteId, editId, addId] = pending.map((r: any) => r.id);
+  expect(pending[3].plan.rrsets).toEqual([
+    { owner: 'proposed', type: 'A', before: [], after: [{ owner: 'proposed', type: 'A', rdata: '192.0.2.64', ttl: 300 }] },
+  ]);
+  const all = await app.http.get(`/api/domain/changes/${ZONE}/requests`).query({ status: 'all', first: 100 }).set('X-API-Key', key);
+  expect(all.body.map((r: any) => r.status)).toEqual(expect.arrayContaining(['APPLIED', 'REFUSED', 'CANCELLED', 'PENDING']));
+  const sideways = await app.http.get(`/api/domain/changes/${ZONE}/requests`).query({ status: 'sideways' }).set('X-API-Key', key);
+  expect([sideways.status, sideways.body.details[0].code]).toEqual([422, 'INVALID_CHOICE']);
+  const one = await app.http.get(`/api/domain/change-requests/${addId}`).set('X-API-Key', key);
+  expect(one.status).toBe(200);
+  expect(one.body).toMatchObject({ id: addId, zone: ZONE, status: 'PENDING', approvals: 0, requiredApprovals: 2, reviews: [] });
+
+  // a key approves nothing; the author neither
+  const byKey = await app.http.post(`/api/domain/change-requests/${addId}/approve`).set('X-API-Key', key).send({ comment: 'ok' });
+  expect([byKey.status, byKey.body.error]).toEqual([403, 'NOT_SIGNED_IN']);
+  const byAuthor = await restAs('erin', 'post', `/domain/change-requests/${addId}/approve`).send({});
+  expect([byAuthor.status, byAuthor.body.error]).toEqual([403, 'CHANGE_SELF_APPROVAL']);
+  // two people approve, with their comments: applied and served
+  const first = await restAs('alice', 'post', `/domain/change-requests/${addId}/approve`).send({ comment: 'fine by me' });
+  expect([first.status, first.body.status, first.body.approvals]).toEqual([200, 'PENDING', 1]);
+  const second = await restAs('bob', 'post', `/domain/change-requests/${addId}/approve`).send({ comment: 'go' });
+  expect(second.status).toBe(200);
+  expect(second.body).toMatchObject({ status: 'APPLIED', approvals: 2 });
+  expect(second.body.reviews.map((r: any) => [r.reviewer, r.verdict, r.comment])).toEqual([
+    [email('alice'), 'APPROVE', 'fine by me'],
+    [email('bob'), 'APPROVE', 'go'],
+  ]);
+  expect(await served(ZONE, 'proposed', 'A')).toEqual(['192.0.2.64']);
+  // the import's request applies as any: its RRset served
+  for (const person of ['alice', 'bob'] as const)
+    expect((await restAs(person, 'post', `/domain/change-requests/${importId}/approve`).send({})).status).toBe(200);
+  expect(await served(ZONE, 'imported', 'TXT')).toEqual(['"from a file"']);
+
+  // rejected with a comment: closed, nothing written; cancelled by its author
+  const rejected = await restAs('bob', 'post', `/domain/change-requests/${editId}/reject`).send({ comment: 'keep .60' });
+  expect(rejected.status).toBe(200);
+  expect(rejected.body).toMatchObject({
+    status: 'REJECTED',
+    reviews: [{ reviewer: email('bob'), verdict: 'REJECT', comment: 'keep .60' }],
+  });
+  const cancelled = await restAs('erin', 'post', `/domain/change-requests/${deleteId}/cancel`);
+  expect([cancelled.status, cancelled.body.status]).toEqual([200, 'CANCELLED']);
+  const again = await restAs('alice', 'post', `/domain/change-requests/${deleteId}/approve`).send({});
+  expect([again.status, again.body.error]).toEqual([409, 'CHANGE_REQUEST_CLOSED']);
+  expect(await served(ZONE, 'edited', 'A')).toEqual(['192.0.2.60']);
+  expect(await served(ZONE, 'removed', 'A')).toEqual(['192.0.2.61']);
+  // an import that changes the SOA's fields alone: its plan shows the SOA, and once approved the SOA is served so
+  const exported = (await app.gql(`query($z: String!) { exportZone(zone: $z) }`, { z: ZONE })).data.exportZone as string;
+  const soaLine = exported.split('\n').find((line) => / SOA /.test(line))!;
+  const soaFile = await restAs('erin', 'post', `/domain/import/${ZONE}`).send({
+    text: `${soaLine.replace('hostmaster.example.net.', 'dns.cr-zk.test.')}\n`,
+    mode: 'MERGE',
+  });
+  expect(soaFile.status).toBe(202);
+  const soaRequest = await requestById(soaFile.body.changeRequest.id);
+  expect(soaRequest.plan.rrsets).toEqual([
+    {
+      owner: '@',
+      type: 'SOA',
+      before: [{ rdata: expect.stringContaining('hostmaster.example.net.') }],
+      after: [{ rdata: expect.stringContaining('dns.cr-zk.test.') }],
+    },
+  ]);
+  for (const person of ['alice', 'bob'] as const)
+    expect((await restAs(person, 'post', `/domain/change-requests/${soaRequest.id}/approve`).send({})).body.status).toBeDefined();
+  expect((await requestById(soaRequest.id)).status).toBe('APPLIED');
+  const soa = await dig(['-p', String(dnsPort), '@127.0.0.1', ZONE, 'SOA', '+short']);
+  expect(soa.stdout.trim().split(/\s+/)[1]).toBe('dns.cr-zk.test.');
+  // another account's key does not see the request
+  const stranger = await createUserKey(app, await createUser(app, 'stranger@cr-zk.test'));
+  expect((await app.http.get(`/api/domain/change-requests/${addId}`).set('X-API-Key', stranger)).body.error).toBe(
+    'CHANGE_REQUEST_NOT_FOUND',
+  );
+  expect((await app.http.get(`/api/domain/changes/${ZONE}/requests`).set('X-API-Key', stranger)).body.error).toBe('ZONE_NOT_FOUND');
 });

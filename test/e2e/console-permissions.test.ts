@@ -5,7 +5,9 @@
  * `true` is done), per role (owner, admin, editor, viewer). Then in Debian's Chromium, signed in as each person:
  * the zone list offers "New zone…" only to those who may create one, the zone page no "Delete zone…", tab or
  * record control the role is refused, the SOA row never a Delete (a secondary zone: console-secondary.test.ts).
- * axe-core with no serious violation on the editor's and the viewer's screens.
+ * axe-core with no serious violation on the editor's and the viewer's screens. On a zone that requires an
+ * approval, the editor's save is "sent for review"; the admin approves it with a comment in the zone's Review tab
+ * (its plan shown), and the record is then listed.
  */
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
@@ -243,3 +245,56 @@ for (const role of ROLES) {
     }
   }, 45_000);
 }
+
+test('a zone under review: the editor’s save is sent for review, the admin approves it in the queue, the record is then listed', async () => {
+  const zone = 'review.permissions.example';
+  await createZone(app, accountId, zone);
+  expect((await app.gql(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 1) }`, { z: zone })).errors).toBeUndefined();
+  const editor = await pageAs('editor');
+  const admin = await pageAs('admin');
+  try {
+    // the editor adds a record as any: the console says it is sent for review, not an error
+    const page = editor.page;
+    await page.goto(`${origin}/console/#/zone/${zone}`);
+    expect(await page.getByTestId('zone-review').textContent()).toContain('1 approval');
+    await page.getByRole('button', { name: 'Add record' }).click();
+    await page.fill('#record-owner', 'proposed');
+    await page.selectOption('#record-type', 'A');
+    await page.fill('#rdata-address', '192.0.2.80');
+    await page.getByRole('button', { name: 'Add now' }).click();
+    const sent = page.getByRole('status').filter({ hasText: 'Sent for review: change request' });
+    await sent.waitFor();
+    const id = /change request (\d+)/.exec((await sent.textContent())!)![1];
+    expect(await page.getByRole('alert').count()).toBe(0);
+    // the editor sees it waiting in the zone's queue
+    await page.getByRole('link', { name: 'Review', exact: true }).click();
+    await page.getByTestId(`change-request-${id}`).waitFor();
+
+    // the admin sees the queue: the request, its plan (the RRset before and after), and approves it with a comment
+    const other = admin.page;
+    await other.goto(`${origin}/console/#/zone/${zone}/review`);
+    const card = other.getByTestId(`change-request-${id}`);
+    await card.waitFor();
+    expect(await card.textContent()).toContain(`Change request ${id} by ${person('editor')}`);
+    expect(await card.getByRole('list', { name: `What change request ${id} changes` }).textContent()).toContain(
+      'proposed 3600 A 192.0.2.80',
+    );
+    expect(await card.textContent()).toContain('0 of 1 approvals');
+    await card.getByLabel('Comment').fill('looks right');
+    await card.getByRole('button', { name: `Approve change request ${id}` }).click();
+    await other
+      .getByRole('status')
+      .filter({ hasText: `Approved change request ${id}: applied` })
+      .waitFor();
+    await other.getByText('No change request is waiting.').waitFor();
+
+    // the record is then listed, and the review kept with the request
+    await other.getByRole('link', { name: 'Records', exact: true }).click();
+    await other.getByText('192.0.2.80').waitFor();
+    const request = await app.gql(`query($id: ID!) { changeRequest(id: $id) { status reviews { reviewer comment } } }`, { id });
+    expect(request.data.changeRequest).toEqual({ status: 'APPLIED', reviews: [{ reviewer: person('admin'), comment: 'looks right' }] });
+  } finally {
+    await editor.context.close();
+    await admin.context.close();
+  }
+}, 60_000);

@@ -2092,6 +2092,18 @@ const OPS: Op[] = [
   changeSetOp('POST /domain/changes/:zone', (key, zone, changes) => rest(key, 'post', `/domain/changes/${zone}`, { body: { changes } })),
   zoneOp('GET /domain/changes/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/changes/${zone}`)),
   zoneOp('GET /domain/export/:zone', readWholeZone, (key, zone) => rest(key, 'get', `/domain/export/${zone}`)),
+  // ---- REST: review, beside the documented paths (the same GraphQL operations as the change request rows) ----
+  zoneOp('GET /domain/changes/:zone/requests', readZone, (key, zone) =>
+    rest(key, 'get', `/domain/changes/${zone}/requests`, { query: { status: 'all' } }),
+  ),
+  readRequestOp('GET /domain/change-requests/:id', (key, id) => rest(key, 'get', `/domain/change-requests/${id}`)),
+  reviewOp('POST /domain/change-requests/:id/approve', (key, id) =>
+    rest(key, 'post', `/domain/change-requests/${id}/approve`, { body: { comment: 'ok' } }),
+  ),
+  reviewOp('POST /domain/change-requests/:id/reject', (key, id) =>
+    rest(key, 'post', `/domain/change-requests/${id}/reject`, { body: { comment: 'no' } }),
+  ),
+  reviewOp('POST /domain/change-requests/:id/cancel', (key, id) => rest(key, 'post', `/domain/change-requests/${id}/cancel`)),
   // ---- REST: steering, beside the documented paths (the same GraphQL operations as the rows above) ----
   zoneOp('GET /domain/steering/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/steering/${zone}`)),
   createSteeredOp('PUT /domain/steering/:zone/rrset/:owner/:type', (key, t) =>

@@ -6,6 +6,7 @@ import { buildOnce } from '../support/build';
 import { CLI, runCli } from '../support/cli';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { largeZoneFile } from '../support/large-zone';
+import { signIn } from '../support/people';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
 let app: TestApp;
@@ -648,3 +649,65 @@ test('health: a zone not checked yet is unknown; with the root out of reach a ch
   expect(metrics).not.toMatch(/zonekeeper_health_findings\{/);
   expect((await cli(['health', 'no-such-zone.example'])).code).toBe(1);
 }, 60_000);
+
+test('review: on a zone that requires an approval a record write and an import are proposed; requests listed, approved by a person, rejected, cancelled', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'review@cli.example'])).out).id;
+  const asUser = { ZONEKEEPER_API_KEY: JSON.parse((await cli(['--json', 'key', 'create', userId, 'deploy'])).out).secret };
+  expect((await cli(['zone', 'add', userId, 'review.cli.example'])).code).toBe(0);
+  const set = await app.gql(`mutation { setZoneRequiredApprovals(zone: "review.cli.example", approvals: 1) }`);
+  expect(set.errors).toBeUndefined();
+  const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+    i: { userId, email: 'alice@cli.example', role: 'EDITOR' },
+  });
+  expect(invited.errors).toBeUndefined();
+  const asAlice = { ZONEKEEPER_SESSION: await signIn(app, 'alice@cli.example') };
+
+  // a record's write: proposed, nothing written
+  const added = await cli(['record', 'add', 'review.cli.example', 'www2', 'A', '192.0.2.70', '--ttl', '300'], asUser);
+  expect(added).toMatchObject({
+    code: 0,
+    out: expect.stringMatching(/^zone review\.cli\.example: requires 1 approval; proposed as change request (\d+), nothing written\n$/),
+  });
+  const addId = /change request (\d+)/.exec(added.out)![1];
+  expect((await cli(['record', 'list', 'review.cli.example'], asUser)).out).not.toContain('192.0.2.70');
+  // an import: the RRsets it changes, proposed
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'review.zone');
+  writeFileSync(file, 'mail 3600 IN A 192.0.2.71\n');
+  const imported = await cli(['--json', 'zone', 'import', 'review.cli.example', file, '--merge'], asUser);
+  expect(imported.code).toBe(0);
+  expect(JSON.parse(imported.out)).toMatchObject({ added: 0, removed: 0, changeRequest: { status: 'PENDING', requiredApprovals: 1 } });
+  const importId = JSON.parse(imported.out).changeRequest.id;
+  const third = await cli(['record', 'add', 'review.cli.example', 'ftp', 'A', '192.0.2.72', '--ttl', '300'], asUser);
+  const cancelId = /change request (\d+)/.exec(third.out)![1];
+
+  // the pending requests, newest first, each with its plan
+  const listed = await cli(['zone', 'requests', 'review.cli.example'], asUser);
+  expect(listed.code).toBe(0);
+  expect(listed.out).toContain(`change request ${addId} (review.cli.example): pending, 0 of 1 approvals; by deploy`);
+  expect(listed.out).toMatch(/ {2}www2 A\n {4}\+ 300 192\.0\.2\.70\n/);
+  expect(listed.out).toMatch(/ {2}mail A\n {4}\+ 3600 192\.0\.2\.71\n/);
+  expect(listed.out.indexOf(`change request ${importId} `)).toBeLessThan(listed.out.indexOf(`change request ${addId} `));
+
+  // a key approves nothing, and is told how a person does it; a person's session approves: applied
+  const byKey = await cli(['zone', 'approve', addId], asUser);
+  expect(byKey.code).toBe(1);
+  expect(byKey.err).toContain('NOT_SIGNED_IN');
+  expect(byKey.err).toContain('ZONEKEEPER_SESSION');
+  const approved = await cli(['zone', 'approve', addId, '--comment', 'fine'], asAlice);
+  expect(approved.code).toBe(0);
+  expect(approved.out).toMatch(new RegExp(`^change request ${addId} \\(review\\.cli\\.example\\): applied, 1 of 1 approvals`));
+  expect(approved.out).toContain('approved by alice@cli.example: fine');
+  expect((await cli(['record', 'list', 'review.cli.example'], asUser)).out).toMatch(/www2\s+300\s+A\s+192\.0\.2\.70/);
+  // rejected with a comment; cancelled by its author (the key)
+  const rejected = await cli(['--json', 'zone', 'reject', importId, '--comment', 'not this one'], asAlice);
+  expect(JSON.parse(rejected.out)).toMatchObject({
+    status: 'REJECTED',
+    reviews: [{ reviewer: 'alice@cli.example', verdict: 'REJECT', comment: 'not this one' }],
+  });
+  expect(JSON.parse((await cli(['--json', 'zone', 'cancel', cancelId], asUser)).out).status).toBe('CANCELLED');
+  expect((await cli(['zone', 'requests', 'review.cli.example'], asUser)).out).toBe('zone review.cli.example: no pending change requests\n');
+  expect(
+    JSON.parse((await cli(['--json', 'zone', 'requests', 'review.cli.example', '--status', 'all'], asUser)).out).map((r: any) => r.status),
+  ).toEqual(['CANCELLED', 'REJECTED', 'APPLIED']);
+  expect((await cli(['zone', 'requests', 'review.cli.example', '--status', 'sideways'], asUser)).code).toBe(2);
+});

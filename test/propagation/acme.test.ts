@@ -4,6 +4,8 @@
  * provider, each with its own default TTL (120, not in the default ALLOWED_TTLS), get a certificate with a
  * TSIG key made through the API with the ACME preset (docs/least-privilege.md: TXT at _acme-challenge names
  * only), which cannot add an A record. A cert-manager-style update (TTL 60) lands with the nearest allowed TTL.
+ * On a zone that requires two approvals of each change (docs/changes.md, «Review»), certbot still renews through
+ * that key at once, while an unrestricted key's DNS UPDATE is refused.
  * All from Debian's packages: pebble, certbot + python3-certbot-dns-rfc2136, lego.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,9 +65,10 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate through our primary", async () => {
-  const dir = path.join(work, 'certbot');
-  const credentials = path.join(work, 'rfc2136.ini');
+/** certbot's dns-rfc2136 plugin asked for a certificate of `domain` with the ACME key: its run and the certificate's path */
+async function certbot(name: string, domain: string) {
+  const dir = path.join(work, name);
+  const credentials = path.join(work, `${name}.ini`);
   writeFileSync(
     credentials,
     [
@@ -78,7 +81,6 @@ test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate thr
     ].join('\n'),
   );
   chmodSync(credentials, 0o600);
-  const domain = `certbot.${ZONE}`;
   const run = await runProcess(
     findBinary('certbot'),
     [
@@ -111,6 +113,12 @@ test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate thr
     issued: true,
     log: '',
   });
+  return certificate;
+}
+
+test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate through our primary", async () => {
+  const domain = `certbot.${ZONE}`;
+  const certificate = await certbot('certbot', domain);
   const subject = execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName', '-in', certificate]).toString();
   expect(subject).toContain(`DNS:${domain}`);
   // the plugin removed its challenge record again
@@ -201,3 +209,31 @@ test("the README's nsupdate example runs as written on a fresh zone", async () =
   const run = await nsupdate(dnsPort, fullKey, script);
   expect(run).toMatchObject({ code: 0 });
 }, 60_000);
+
+test('on a zone that requires two approvals, certbot still renews at once through the ACME key; an unrestricted key is refused', async () => {
+  const approvals = (n: number) =>
+    app.gql(`mutation($z: String!, $n: Int!) { setZoneRequiredApprovals(zone: $z, approvals: $n) }`, { z: ZONE, n });
+  expect((await approvals(2)).data.setZoneRequiredApprovals).toBe(2);
+  try {
+    // the zone is under review: a key that may write anything is refused, the policy named (EDE 18, Prohibited)
+    const serial = (await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: ZONE })).data.domain.serial;
+    const refused = await nsupdate(dnsPort, fullKey, [`zone ${ZONE}`, `update add unreviewed.${ZONE} 300 A 192.0.2.9`, 'send'], {
+      debug: true,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(/requires 2 approvals/);
+    // the key confined to `_acme-challenge` TXT is exempt: certbot adds its challenge, pebble validates, it removes it
+    const domain = `review.${ZONE}`;
+    const certificate = await certbot('certbot-review', domain);
+    expect(execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName', '-in', certificate]).toString()).toContain(`DNS:${domain}`);
+    expect(await txtAt(`_acme-challenge.${domain}`)).toEqual([]);
+    // no change request was made of it: the challenge was written and removed directly
+    const requests = await app.gql(`query($z: String!) { changeRequests(zone: $z) { id } }`, { z: ZONE });
+    expect(requests.data.changeRequests).toEqual([]);
+    const after = await app.gql(`query($n: String) { domain(name: $n) { serial records(type: "A") { owner } } }`, { n: ZONE });
+    expect(after.data.domain.serial).not.toBe(serial);
+    expect(after.data.domain.records.map((r: any) => r.owner)).not.toContain('unreviewed');
+  } finally {
+    await approvals(0);
+  }
+}, 120_000);

@@ -90,6 +90,22 @@ export type CnameDataInput = {
   cname: string;
 };
 
+export type ChangeRequestStatus =
+  /** Applied: `appliedSerial` is the serial it made. */
+  | 'APPLIED'
+  /** Approved (or needing none), waiting for its time, or being applied now. */
+  | 'APPROVED'
+  /** Cancelled before it was applied. */
+  | 'CANCELLED'
+  /** Waiting for its approvals. */
+  | 'PENDING'
+  /** Planned again when it was due, it was refused: `conflicts` and `reason` say why. */
+  | 'REFUSED'
+  /** A reviewer rejected it. */
+  | 'REJECTED';
+
+export type ChangeReviewVerdict = 'APPROVE' | 'REJECT';
+
 export type CreateApiKeyInput = {
   /** A label for the key, to recognise it later. */
   name: string;
@@ -765,6 +781,7 @@ export type ZonePermissionsFieldsFragment = {
   manageExtraSecondaries: boolean;
   moveZone: boolean;
   undeletableTypes: Array<string>;
+  reviewChanges: boolean;
 };
 
 export type SecondaryStatusFieldsFragment = {
@@ -796,6 +813,7 @@ export type ZoneQuery = {
     name: string;
     serial: number;
     kind: ZoneKind;
+    requiredApprovals: number;
     permissions: {
       editRecords: boolean;
       editSoa: boolean;
@@ -805,6 +823,7 @@ export type ZoneQuery = {
       manageExtraSecondaries: boolean;
       moveZone: boolean;
       undeletableTypes: Array<string>;
+      reviewChanges: boolean;
     };
     secondary: {
       state: SecondaryState;
@@ -891,6 +910,7 @@ export type ApplyZoneChangesMutation = {
     serialBefore: number;
     added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
     removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
   };
 };
 
@@ -970,7 +990,14 @@ export type RevertZoneMutationVariables = Exact<{
   expectSerial?: number | null | undefined;
 }>;
 
-export type RevertZoneMutation = { revertZone: { zone: string; serial: number; serialBefore: number } };
+export type RevertZoneMutation = {
+  revertZone: {
+    zone: string;
+    serial: number;
+    serialBefore: number;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
+};
 
 export type PropagationFieldsFragment = {
   serial: number;
@@ -1077,6 +1104,128 @@ export type ImportZoneMutation = {
     removedRecords: Array<string> | null;
     dropped: Array<{ type: string; count: number }>;
     warnings: Array<{ code: string; field: string; line: number | null; message: string }>;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
+};
+
+export type ProposedChangeFieldsFragment = { id: string; status: string; requiredApprovals: number };
+
+export type ProposeZoneChangeMutationVariables = Exact<{
+  zone: string;
+  changes: Array<ZoneChangeInput> | ZoneChangeInput;
+}>;
+
+export type ProposeZoneChangeMutation = { proposeZoneChange: { id: string; status: ChangeRequestStatus; requiredApprovals: number } };
+
+export type ChangeRequestFieldsFragment = {
+  id: string;
+  status: ChangeRequestStatus;
+  author: string;
+  plannedSerial: number;
+  appliedSerial: number | null;
+  requiredApprovals: number;
+  approvals: number;
+  createdAt: string;
+  reason: string | null;
+  plan: {
+    serial: number;
+    rrsets: Array<{
+      owner: string;
+      type: string;
+      before: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      after: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+    }> | null;
+    warnings: Array<{ code: string; severity: string | null; message: string; owner: string | null; type: string | null }> | null;
+  };
+  reviews: Array<{ reviewer: string; verdict: ChangeReviewVerdict; comment: string | null }>;
+};
+
+export type ZoneChangeRequestsQueryVariables = Exact<{
+  zone: string;
+}>;
+
+export type ZoneChangeRequestsQuery = {
+  changeRequests: Array<{
+    id: string;
+    status: ChangeRequestStatus;
+    author: string;
+    plannedSerial: number;
+    appliedSerial: number | null;
+    requiredApprovals: number;
+    approvals: number;
+    createdAt: string;
+    reason: string | null;
+    plan: {
+      serial: number;
+      rrsets: Array<{
+        owner: string;
+        type: string;
+        before: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+        after: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      }> | null;
+      warnings: Array<{ code: string; severity: string | null; message: string; owner: string | null; type: string | null }> | null;
+    };
+    reviews: Array<{ reviewer: string; verdict: ChangeReviewVerdict; comment: string | null }>;
+  }>;
+};
+
+export type ApproveChangeRequestMutationVariables = Exact<{
+  id: string | number;
+  comment?: string | null | undefined;
+}>;
+
+export type ApproveChangeRequestMutation = {
+  approveChangeRequest: {
+    id: string;
+    status: ChangeRequestStatus;
+    author: string;
+    plannedSerial: number;
+    appliedSerial: number | null;
+    requiredApprovals: number;
+    approvals: number;
+    createdAt: string;
+    reason: string | null;
+    plan: {
+      serial: number;
+      rrsets: Array<{
+        owner: string;
+        type: string;
+        before: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+        after: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      }> | null;
+      warnings: Array<{ code: string; severity: string | null; message: string; owner: string | null; type: string | null }> | null;
+    };
+    reviews: Array<{ reviewer: string; verdict: ChangeReviewVerdict; comment: string | null }>;
+  };
+};
+
+export type RejectChangeRequestMutationVariables = Exact<{
+  id: string | number;
+  comment?: string | null | undefined;
+}>;
+
+export type RejectChangeRequestMutation = {
+  rejectChangeRequest: {
+    id: string;
+    status: ChangeRequestStatus;
+    author: string;
+    plannedSerial: number;
+    appliedSerial: number | null;
+    requiredApprovals: number;
+    approvals: number;
+    createdAt: string;
+    reason: string | null;
+    plan: {
+      serial: number;
+      rrsets: Array<{
+        owner: string;
+        type: string;
+        before: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+        after: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      }> | null;
+      warnings: Array<{ code: string; severity: string | null; message: string; owner: string | null; type: string | null }> | null;
+    };
+    reviews: Array<{ reviewer: string; verdict: ChangeReviewVerdict; comment: string | null }>;
   };
 };
 
@@ -2548,6 +2697,7 @@ export const ZonePermissionsFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'manageExtraSecondaries' } },
           { kind: 'Field', name: { kind: 'Name', value: 'moveZone' } },
           { kind: 'Field', name: { kind: 'Name', value: 'undeletableTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reviewChanges' } },
         ],
       },
     },
@@ -2707,6 +2857,126 @@ export const PropagationFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<PropagationFieldsFragment, unknown>;
+export const ProposedChangeFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ProposedChangeFieldsFragment, unknown>;
+export const ChangeRequestFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangeRequestFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangeRequest' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'author' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'plannedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'appliedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approvals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'plan' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'rrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'before' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'after' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reviews' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'reviewer' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'verdict' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangedRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangedRecord' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ChangeRequestFieldsFragment, unknown>;
 export const KeyPolicyFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -3363,6 +3633,7 @@ export const ZoneDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
                 {
                   kind: 'Field',
                   name: { kind: 'Name', value: 'permissions' },
@@ -3427,6 +3698,7 @@ export const ZoneDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'manageExtraSecondaries' } },
           { kind: 'Field', name: { kind: 'Name', value: 'moveZone' } },
           { kind: 'Field', name: { kind: 'Name', value: 'undeletableTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reviewChanges' } },
         ],
       },
     },
@@ -3899,6 +4171,14 @@ export const ApplyZoneChangesDocument = {
                     selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
                   },
                 },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
               ],
             },
           },
@@ -3917,6 +4197,19 @@ export const ApplyZoneChangesDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
           { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
         ],
       },
     },
@@ -4221,9 +4514,30 @@ export const RevertZoneDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serialBefore' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
         ],
       },
     },
@@ -4630,6 +4944,84 @@ export const ImportZoneDocument = {
                     ],
                   },
                 },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ImportZoneMutation, ImportZoneMutationVariables>;
+export const ProposeZoneChangeDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ProposeZoneChange' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneChangeInput' } } },
+            },
+          },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'proposeZoneChange' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'changes' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
               ],
             },
           },
@@ -4637,7 +5029,432 @@ export const ImportZoneDocument = {
       },
     },
   ],
-} as unknown as DocumentNode<ImportZoneMutation, ImportZoneMutationVariables>;
+} as unknown as DocumentNode<ProposeZoneChangeMutation, ProposeZoneChangeMutationVariables>;
+export const ZoneChangeRequestsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneChangeRequests' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'changeRequests' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'status' },
+                value: {
+                  kind: 'ListValue',
+                  values: [
+                    { kind: 'EnumValue', value: 'PENDING' },
+                    { kind: 'EnumValue', value: 'APPROVED' },
+                  ],
+                },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangeRequestFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangedRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangedRecord' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangeRequestFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangeRequest' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'author' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'plannedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'appliedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approvals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'plan' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'rrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'before' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'after' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reviews' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'reviewer' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'verdict' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneChangeRequestsQuery, ZoneChangeRequestsQueryVariables>;
+export const ApproveChangeRequestDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ApproveChangeRequest' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'comment' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'approveChangeRequest' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'comment' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'comment' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangeRequestFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangedRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangedRecord' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangeRequestFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangeRequest' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'author' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'plannedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'appliedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approvals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'plan' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'rrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'before' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'after' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reviews' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'reviewer' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'verdict' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ApproveChangeRequestMutation, ApproveChangeRequestMutationVariables>;
+export const RejectChangeRequestDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RejectChangeRequest' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'comment' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rejectChangeRequest' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'comment' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'comment' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangeRequestFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangedRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangedRecord' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangeRequestFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangeRequest' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'author' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'plannedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'appliedSerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'approvals' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'reason' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'plan' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'rrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'before' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'after' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'reviews' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'reviewer' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'verdict' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RejectChangeRequestMutation, RejectChangeRequestMutationVariables>;
 export const ApiKeysDocument = {
   kind: 'Document',
   definitions: [

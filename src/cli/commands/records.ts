@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm } from '../shared';
+import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, writeOrPropose } from '../shared';
 import { dryRunChanges } from './change-plan';
 
 /** `zonekeeper record`: records of a zone */
@@ -13,13 +13,19 @@ export function registerRecordCommands(program: Command): void {
     .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string; dryRun?: boolean }) => {
       const ttl = ttlOf(options.ttl);
       if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl }]);
-      print(
+      await writeOrPropose(
         program,
-        (
-          await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
-            i: { zone: zoneName, owner, type, rdata, ttl },
-          })
-        ).createRecord,
+        async () =>
+          print(
+            program,
+            (
+              await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
+                i: { zone: zoneName, owner, type, rdata, ttl },
+              })
+            ).createRecord,
+          ),
+        // a zone that requires approvals: the record proposed as an ADD
+        async () => ({ zone: zoneName, changes: [{ kind: 'ADD', owner, type, rdata, ttl }] }),
       );
     });
   record
@@ -35,14 +41,19 @@ export function registerRecordCommands(program: Command): void {
             ? ttlOf(options.ttl)
             : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl }]);
-        print(
+        await writeOrPropose(
           program,
-          (
-            await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
-              id,
-              i: { zone: zoneName, owner, type, rdata, ttl },
-            })
-          ).updateRecord,
+          async () =>
+            print(
+              program,
+              (
+                await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
+                  id,
+                  i: { zone: zoneName, owner, type, rdata, ttl },
+                })
+              ).updateRecord,
+            ),
+          async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl }] }),
         );
       },
     );
@@ -73,7 +84,16 @@ export function registerRecordCommands(program: Command): void {
         return dryRunChanges(program, found.zone, [{ kind: 'REMOVE', id }]);
       }
       await confirm(options, `delete record ${id}`, id);
-      await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
-      print(program, { id, deleted: true });
+      await writeOrPropose(
+        program,
+        async () => {
+          await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+          print(program, { id, deleted: true });
+        },
+        async () => {
+          const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
+          return { zone: found.zone, changes: [{ kind: 'REMOVE', id }] };
+        },
+      );
     });
 }

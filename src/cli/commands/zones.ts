@@ -1,7 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { dryRunChanges } from './change-plan';
-import { ApiError, UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm, zoneExists, askYesNo } from '../shared';
+import {
+  ApiError,
+  UsageError,
+  serverSpec,
+  gql,
+  print,
+  listUpTo,
+  userIdOf,
+  limitOf,
+  confirm,
+  zoneExists,
+  askYesNo,
+  printProposed,
+} from '../shared';
+import { registerReviewCommands } from './change-requests';
 
 /** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
 export function registerZoneCommands(program: Command): void {
@@ -116,7 +130,8 @@ export function registerZoneCommands(program: Command): void {
         const result = (
           await gql(
             `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
-        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
+        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords
+          warnings { line code message } changeRequest { id status requiredApprovals } } }`,
             {
               z: name,
               t: text,
@@ -127,10 +142,12 @@ export function registerZoneCommands(program: Command): void {
           )
         ).importZone;
         if (program.opts().json) return print(program, result);
+        for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
+        // a zone that requires approvals: the RRsets the file changes wait as a change request
+        if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
         print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
         for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
         for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
-        for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
       },
     );
   zone
@@ -178,13 +195,7 @@ export function registerZoneCommands(program: Command): void {
       ).applyZoneChanges;
       if (program.opts().json) return print(program, result);
       // a zone that requires approvals: nothing written; the set waits as a change request (docs/changes.md)
-      if (result.changeRequest) {
-        const { id, requiredApprovals } = result.changeRequest;
-        process.stdout.write(
-          `zone ${result.zone}: requires ${requiredApprovals} approval(s); proposed as change request ${id}, nothing written\n`,
-        );
-        return;
-      }
+      if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
       process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
       for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
       for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
@@ -212,11 +223,14 @@ export function registerZoneCommands(program: Command): void {
       await confirm(options, `revert zone ${name} to the records of serial ${toSerial}`, name);
       const result = (
         await gql(
-          `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+          `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl }
+            changeRequest { id status requiredApprovals } } }`,
           { z: name, t: Number(toSerial) },
         )
       ).revertZone;
       if (program.opts().json) return print(program, result);
+      // a zone that requires approvals: the revert waits as a change request
+      if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
       process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
       for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
       for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
@@ -256,6 +270,8 @@ export function registerZoneCommands(program: Command): void {
         })),
       );
     });
+  // review: a zone's change requests, and their approval, rejection and cancelling
+  registerReviewCommands(program, zone);
 }
 
 /**

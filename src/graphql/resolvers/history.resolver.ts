@@ -182,7 +182,7 @@ export class HistoryResolver {
 
   @Mutation(() => ZoneChangesResult, {
     description:
-      'Brings a zone back to the records it had at toSerial, as a new change set (all or nothing, rules checked, the serial rises). expectSerial defaults to the serial read now. A serial older than the kept history: HISTORY_EXPIRED.',
+      'Brings a zone back to the records it had at toSerial, as a new change set (all or nothing, rules checked, the serial rises). expectSerial defaults to the serial read now. A serial older than the kept history: HISTORY_EXPIRED. On a zone that requires approvals the revert becomes a change request (changeRequest), nothing written.',
   })
   async revertZone(
     @Arg('zone') zone: string,
@@ -191,6 +191,10 @@ export class HistoryResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     const domain = await ctx.services.domains.get(ctx, { name: zone });
-    return ctx.services.history.revert(ctx, domain, toSerial, expectSerial ?? undefined);
+    // a zone under review: the revert is proposed as a change request (docs/changes.md, «Review»)
+    return ctx.services.changeRequests.applyOrPropose(
+      ctx,
+      await ctx.services.history.revertChanges(ctx, domain, toSerial, expectSerial ?? undefined),
+    );
   }
 }

@@ -49,7 +49,7 @@ export class ProtectedRrsetsResolver {
 
   @FieldResolver(() => Int, {
     description:
-      'The approvals each change of the zone needs (0: none; setZoneRequiredApprovals). Above 0, a change set becomes a change request (docs/changes.md, «Review»).',
+      'The approvals each change of the zone needs (0: none; setZoneRequiredApprovals). Above 0, a write becomes a change request (docs/changes.md, «Review»).',
   })
   async requiredApprovals(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<number> {
     return (await changePolicyLoader(ctx).load(domain)).requiredApprovals;

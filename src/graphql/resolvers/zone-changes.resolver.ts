@@ -1,7 +1,6 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
 import type { ZoneChangeKind, ZoneChangeSpec } from '../../services/zones/zone-changes.service';
-import { DomainError } from '../../errors/catalogue';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
 
@@ -232,22 +231,13 @@ export class ZoneChangesResolver {
       disabled: change.disabled ?? undefined,
       disabledRdatas: change.disabledRdatas ?? undefined,
     }));
-    const input = { zone, expectSerial: expectSerial ?? undefined, dryRun: dryRun ?? false, force: force ?? false, changes: specs };
-    try {
-      return await ctx.services.zoneChanges.apply(ctx, input);
-    } catch (error) {
-      // a zone that requires approvals: the set becomes a change request (docs/changes.md, «Review»)
-      if (!(error instanceof DomainError && error.code === 'ZONE_UNDER_REVIEW') || input.dryRun) throw error;
-      const request = await ctx.services.changeRequests.propose(ctx, { zone, changes: specs, expectSerial: input.expectSerial });
-      return {
-        zone: request.zone,
-        serialBefore: request.plannedSerial,
-        serial: request.plannedSerial,
-        added: [],
-        removed: [],
-        dryRun: false,
-        changeRequest: { id: request.id, status: request.status.toUpperCase(), requiredApprovals: request.requiredApprovals },
-      };
-    }
+    // a zone that requires approvals: the set becomes a change request (docs/changes.md, «Review»)
+    return ctx.services.changeRequests.applyOrPropose(ctx, {
+      zone,
+      expectSerial: expectSerial ?? undefined,
+      dryRun: dryRun ?? false,
+      force: force ?? false,
+      changes: specs,
+    });
   }
 }

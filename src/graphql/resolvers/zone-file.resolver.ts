@@ -2,6 +2,7 @@ import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, registerEnumType, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
+import { ProposedZoneChange } from './zone-changes.resolver';
 
 enum ZoneImportMode {
   REPLACE = 'REPLACE',
@@ -91,6 +92,13 @@ class ZoneImportResult {
 
   @Field(() => [String], { nullable: true, description: 'A dry run: the records that would be removed, in master-file form.' })
   removedRecords?: string[];
+
+  @Field(() => ProposedZoneChange, {
+    nullable: true,
+    description:
+      'The zone requires approvals: the import became this change request of the RRsets it changes, and nothing was written (added 0, removed 0, the zone’s serial; docs/changes.md, «Review»).',
+  })
+  changeRequest?: ProposedZoneChange;
 }
 
 @ObjectType('ZoneCheckWarning', {
@@ -161,6 +169,7 @@ export class ZoneFileResolver {
     @Arg('ttlPolicy', () => ZoneImportTtlPolicy, { defaultValue: ZoneImportTtlPolicy.REFUSE }) ttlPolicy: ZoneImportTtlPolicy,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return ctx.services.zoneFiles.import(ctx, { zone, text, mode, dryRun, ttlPolicy });
+    // a zone that requires approvals: the import becomes a change request (docs/changes.md, «Review»)
+    return ctx.services.changeRequests.importOrPropose(ctx, { zone, text, mode, dryRun, ttlPolicy });
   }
 }

@@ -78,6 +78,12 @@ export class ZonePermissionsType {
 
   @Field(() => [String], { description: 'Record types never deleted on their own (the SOA: delete the zone instead).' })
   undeletableTypes!: string[];
+
+  @Field({
+    description:
+      'The zone’s change requests may be approved and rejected: a person signed in whose role in the zone’s account writes it (owner, admin, editor), or an operator; never a key (docs/changes.md, «Review»).',
+  })
+  reviewChanges!: boolean;
 }
 
 @ObjectType('RecordPermissions', { simpleResolvers: true, description: 'What the caller may do with one record.' })

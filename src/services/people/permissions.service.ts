@@ -7,6 +7,7 @@ import { UNDELETABLE_TYPES } from '../../dns/zone-rules';
 import type { DomainRow } from '../../repositories/read-model';
 import type { RequestContext } from '../context';
 import type { PeopleService } from './people.service';
+import { reviewRefusal } from '../zones/change-requests.service';
 
 /** what the caller may do beyond one zone (docs/console.md, «What a screen offers») */
 export interface ViewerPermissions {
@@ -29,6 +30,7 @@ export interface ZonePermissions {
   manageExtraSecondaries: boolean;
   moveZone: boolean;
   undeletableTypes: string[];
+  reviewChanges: boolean;
 }
 
 /** what the caller may do with one record */
@@ -98,6 +100,8 @@ export class PermissionsService {
       // ZoneTransfersService.offer: the owner of the zone's account
       moveZone: (await this.roleIn(ctx, zone.userId)) === 'owner',
       undeletableTypes: [...UNDELETABLE_TYPES],
+      // ChangeRequestsService.review: a person whose role writes the zone, or an operator
+      reviewChanges: reviewRefusal(ctx.principal, zone) === undefined,
     };
   }
 

@@ -471,6 +471,8 @@ export class ZoneChange implements ChangeToSign {
   }
 
   async commit(options: CommitOptions = {}): Promise<number[]> {
+    // a plan read on a zone under review passed its review for a dry run alone: it is never written
+    if (this.request.review === 'plan') throw new Error('a change read as a plan (a dry run) was committed');
     this.refuseBeforeWrite(options);
     // a signed zone's views' zones hold its signer records (docs/views.md, «DNSSEC»): every step of a signed zone
     // with some steps and signs them again after its write, in its transaction, so with the zone row's lock

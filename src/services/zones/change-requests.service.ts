@@ -21,10 +21,13 @@ import {
   zoneReview,
 } from '../../repositories/change-requests';
 import { inTransaction } from '../db-errors';
+import type { JournalRecord } from '../../entities/change.entity';
+import { withSerial } from '../../dns/zone-rules';
 import type { RequestContext } from '../context';
 import type { DomainsService } from './domains.service';
-import type { ZoneChangesResult, ZoneChangeSpec } from './zone-change-set';
+import type { ZoneChangeOptions, ZoneChangesResult, ZoneChangeSpec } from './zone-change-set';
 import type { ZoneChangesService } from './zone-changes.service';
+import type { ImportInput, ImportResult, ZoneFilesService } from './zone-files.service';
 
 /** the most approvals a zone may require */
 export const MAX_REQUIRED_APPROVALS = 10;
@@ -47,6 +50,47 @@ export interface ChangeRequestView extends Omit<ChangeRequestRow, 'author' | 'pl
   changes: ZoneChangeSpec[];
   approvals: number;
   reviews: ChangeReviewRow[];
+}
+
+/** what a write that became a change request answers of it: the whole is Query.changeRequest */
+export interface ProposedChange {
+  id: number;
+  status: string;
+  requiredApprovals: number;
+}
+
+/** a write refused because its zone requires approvals: from a person's edge, it becomes a change request */
+export const isUnderReview = (error: unknown): boolean => error instanceof DomainError && error.code === 'ZONE_UNDER_REVIEW';
+
+const proposedOf = (request: ChangeRequestView): ProposedChange => ({
+  id: request.id,
+  status: request.status.toUpperCase(),
+  requiredApprovals: request.requiredApprovals,
+});
+
+/** the plan as a request keeps it: a dry run's answer, the RRsets it was planned on, how its changes are read */
+type KeptPlan = ZoneChangesResult & { basis?: PlannedRrset[]; options?: ZoneChangeOptions };
+
+/**
+ * Whether a principal reviews the changes of a zone (undefined: it may, the reason's code otherwise): a person
+ * signed in (a key reviews nothing: an approval is a person's word), an operator, or a member of the zone's
+ * account acting there whose role writes the zone (owner, admin, an editor of it). What the console offers
+ * (Domain.permissions.reviewChanges) is this answer.
+ */
+export function reviewRefusal(
+  principal: Principal,
+  zone: { userId: number; name: string },
+): 'NOT_SIGNED_IN' | 'NOT_AN_APPROVER' | undefined {
+  const person = principal.via === 'session' ? principal.person : undefined;
+  if (!person) return 'NOT_SIGNED_IN';
+  if (person.operator) return undefined;
+  const member =
+    principal.kind === 'user' &&
+    principal.userId === zone.userId &&
+    person.role !== null &&
+    REVIEWING_ROLES.has(person.role) &&
+    writesSomewhere(principal.policy, zone.name);
+  return member ? undefined : 'NOT_AN_APPROVER';
 }
 
 const rrsetKey = (rrset: RrsetKey) => `${rrset.owner}\u0000${rrset.type}`;
@@ -87,7 +131,72 @@ export class ChangeRequestsService {
   constructor(
     private readonly domains: DomainsService,
     private readonly zoneChanges: ZoneChangesService,
+    private readonly zoneFiles: ZoneFilesService,
   ) {}
+
+  /**
+   * A change set from a person's edge (GraphQL's applyZoneChanges and revertZone, REST's changes, the CLI, the
+   * console): written, or, on a zone under review, proposed as a change request and answered with it, nothing
+   * written (`serial` = `serialBefore`). A dry run is a dry run either way.
+   */
+  async applyOrPropose(
+    ctx: RequestContext,
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; dryRun?: boolean; force?: boolean },
+  ): Promise<ZoneChangesResult & { changeRequest?: ProposedChange }> {
+    try {
+      const { changed: _changed, ...result } = await this.zoneChanges.apply(ctx, input);
+      return result;
+    } catch (error) {
+      if (!isUnderReview(error) || input.dryRun) throw error;
+      const request = await this.propose(ctx, { zone: input.zone, changes: input.changes, expectSerial: input.expectSerial });
+      return {
+        zone: request.zone,
+        serialBefore: request.plannedSerial,
+        serial: request.plannedSerial,
+        added: [],
+        removed: [],
+        dryRun: false,
+        changeRequest: proposedOf(request),
+      };
+    }
+  }
+
+  /**
+   * A zone file's import (GraphQL, REST, the CLI, the console): written, or, on a zone under review, proposed as
+   * a change request of the RRsets it changes (ZoneFilesService.importChanges) and answered with it: nothing
+   * added or removed, the zone's serial, the file's warnings.
+   */
+  async importOrPropose(ctx: RequestContext, input: ImportInput): Promise<ImportResult & { changeRequest?: ProposedChange }> {
+    try {
+      return await this.zoneFiles.import(ctx, input);
+    } catch (error) {
+      if (!isUnderReview(error) || input.dryRun) throw error;
+      const planned = await this.zoneFiles.importChanges(ctx, input);
+      if (!planned.changes.length)
+        return {
+          zone: planned.zone,
+          added: 0,
+          removed: 0,
+          serial: await this.serialOf(ctx, planned.zone),
+          dryRun: false,
+          ...keep(planned),
+        };
+      const request = await this.propose(ctx, { zone: planned.zone, changes: planned.changes, options: planned.options });
+      return {
+        zone: request.zone,
+        added: 0,
+        removed: 0,
+        serial: request.plannedSerial,
+        dryRun: false,
+        ...keep(planned),
+        changeRequest: proposedOf(request),
+      };
+    }
+  }
+
+  private async serialOf(ctx: RequestContext, zone: string): Promise<number> {
+    return (await this.domains.get(ctx, { name: zone })).serial;
+  }
 
   /** sets the approvals a change of the zone needs (0: none): the zone's owner or an admin of its account */
   async setRequiredApprovals(ctx: RequestContext, zoneName: string, approvals: number): Promise<number> {
@@ -115,7 +224,7 @@ export class ChangeRequestsService {
    */
   async propose(
     ctx: RequestContext,
-    input: { zone: string; changes: ZoneChangeSpec[]; at?: Date | null; expectSerial?: number },
+    input: { zone: string; changes: ZoneChangeSpec[]; at?: Date | null; expectSerial?: number; options?: ZoneChangeOptions },
   ): Promise<ChangeRequestView> {
     const at = input.at ?? null;
     if (at && Number.isNaN(at.getTime())) throw DomainError.invalid('at', 'at: not a time', 'INVALID_TIME');
@@ -131,7 +240,7 @@ export class ChangeRequestsService {
         author: authorOf(ctx.principal),
         changes: input.changes,
         plannedSerial: plan.serialBefore,
-        plan: { ...plan, basis },
+        plan: { ...plan, basis, ...(input.options ? { options: input.options } : {}) } satisfies KeptPlan,
         requiredApprovals: required,
         status,
         scheduledAt: at,
@@ -153,12 +262,19 @@ export class ChangeRequestsService {
   private async planWithBasis(
     ctx: RequestContext,
     domainId: number,
-    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number },
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; options?: ZoneChangeOptions },
   ): Promise<{ plan: ZoneChangesResult; basis: PlannedRrset[] }> {
+    const { options, ...set } = input;
+    // an SOA given its fields (an import's): shown in the plan with the rest, though no conflict (its serial
+    // moves with every change of the zone)
+    const soa =
+      options?.soa === 'fields'
+        ? set.changes.find((c) => c.kind === 'REPLACE_RRSET' && c.owner === '@' && c.type?.toUpperCase() === 'SOA' && c.rdatas?.length)
+        : undefined;
     for (let attempt = 0; ; attempt++) {
-      const { changed: _changed, ...plan } = await this.zoneChanges.apply(ctx, { ...input, dryRun: true });
+      const { changed: _changed, ...plan } = await this.zoneChanges.apply(ctx, { ...set, dryRun: true }, options);
       const rrsets = plan.rrsets ?? [];
-      const served = await servedRrsets(ctx.db, domainId, rrsets);
+      const served = await servedRrsets(ctx.db, domainId, soa ? [...rrsets, { owner: '@', type: 'SOA' }] : rrsets);
       if (!served) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
       if (served.serial === plan.serialBefore || attempt === APPLY_ATTEMPTS - 1) {
         const basis = rrsets.map(({ owner, type }) => ({
@@ -166,7 +282,15 @@ export class ChangeRequestsService {
           type,
           before: served.records.filter((r) => r.owner === owner && r.type === type),
         }));
-        return { plan, basis };
+        if (!soa) return { plan, basis };
+        const before = served.records.filter((r) => r.owner === '@' && r.type === 'SOA') as JournalRecord[];
+        const after = {
+          owner: '@',
+          type: 'SOA',
+          rdata: withSerial(soa.rdatas![0], plan.serial),
+          ttl: soa.ttl ?? before[0]?.ttl,
+        } as JournalRecord;
+        return { plan: { ...plan, rrsets: [...rrsets, { owner: '@', type: 'SOA', before, after: [after] }] }, basis };
       }
     }
   }
@@ -274,7 +398,8 @@ export class ChangeRequestsService {
     const reviews = await reviewsOf(db, [id]);
     const approvers = reviews.filter((r) => r.verdict === 'approve').map((r) => r.reviewer);
     const ctx: RequestContext = { db, principal: principalOf(request.author, approvers) };
-    const planned = (request.plan as { basis?: PlannedRrset[] }).basis ?? [];
+    const kept = request.plan as KeptPlan;
+    const planned = kept.basis ?? [];
     for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt++) {
       const now = await servedRrsets(db, request.domainId, planned);
       if (!now) return;
@@ -290,22 +415,27 @@ export class ChangeRequestsService {
         return;
       }
       try {
-        await this.zoneChanges.apply(ctx, {
-          zone: request.zone,
-          changes: request.changes as ZoneChangeSpec[],
-          expectSerial: now.serial,
-          reviewed: {
-            alongside: async (sql, outcome) => {
-              if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial }))) throw closed('applied');
-              await this.event(sql, 'change.applied', request.domainId, {
-                id,
-                author: request.author.keyName,
-                approvedBy: approvers,
-                serial: outcome.serial,
-              });
+        await this.zoneChanges.apply(
+          ctx,
+          {
+            zone: request.zone,
+            changes: request.changes as ZoneChangeSpec[],
+            expectSerial: now.serial,
+            reviewed: {
+              alongside: async (sql, outcome) => {
+                if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial })))
+                  throw closed('applied');
+                await this.event(sql, 'change.applied', request.domainId, {
+                  id,
+                  author: request.author.keyName,
+                  approvedBy: approvers,
+                  serial: outcome.serial,
+                });
+              },
             },
           },
-        });
+          kept.options,
+        );
         return;
       } catch (error) {
         if (error instanceof DomainError && error.code === 'SERIAL_MISMATCH') continue;
@@ -350,17 +480,11 @@ export class ChangeRequestsService {
    * member of the zone's account acting there whose role writes the zone (owner, admin, an editor of it).
    */
   private reviewer(principal: Principal, request: ChangeRequestRow): { id: number; email: string } {
-    const person = principal.via === 'session' ? principal.person : undefined;
-    if (!person) throw new DomainError('NOT_SIGNED_IN', 'A change request is reviewed by a person signed in, not a key');
-    if (person.operator) return person;
-    const member =
-      principal.kind === 'user' &&
-      principal.userId === request.userId &&
-      person.role !== null &&
-      REVIEWING_ROLES.has(person.role) &&
-      writesSomewhere(principal.policy, request.zone);
-    if (!member) throw new DomainError('NOT_AN_APPROVER');
-    return person;
+    const refusal = reviewRefusal(principal, { userId: request.userId, name: request.zone });
+    if (refusal === 'NOT_SIGNED_IN')
+      throw new DomainError('NOT_SIGNED_IN', 'A change request is reviewed by a person signed in, not a key');
+    if (refusal) throw new DomainError(refusal);
+    return principal.person!;
   }
 
   private async view(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
@@ -380,7 +504,7 @@ function closed(status: string | undefined): DomainError {
  */
 function present(principal: Principal, row: ChangeRequestRow, reviews: ChangeReviewRow[]): ChangeRequestView {
   const { author, plan: kept, changes, userId: _userId, ...rest } = row;
-  const { basis: _basis, ...plan } = kept as ZoneChangesResult & { basis?: unknown };
+  const { basis: _basis, options: _options, ...plan } = kept as KeptPlan;
   const readable = <T extends RrsetKey>(list: T[] | undefined) =>
     list?.filter((r) => readsRecord(principal.policy, row.zone, r.owner, r.type));
   return {
@@ -395,6 +519,8 @@ function present(principal: Principal, row: ChangeRequestRow, reviews: ChangeRev
       rrsets: readable(plan.rrsets),
       disabledAdded: readable(plan.disabledAdded),
       disabledRemoved: readable(plan.disabledRemoved),
+      // a finding names the RRset it is about: one the caller cannot read is not told of
+      warnings: plan.warnings?.filter((w) => !w.owner || !w.type || readsRecord(principal.policy, row.zone, w.owner, w.type)),
     },
     changes: changes as ZoneChangeSpec[],
     approvals: reviews.filter((r) => r.verdict === 'approve').length,
@@ -441,3 +567,9 @@ function principalOf(author: ChangeRequestAuthor, approvers: readonly string[]):
   if (author.admin) return { kind: 'admin', keyId, keyName, via, policy, person };
   return { kind: 'user', keyId, keyName, userId: author.userId ?? 0, via, policy, person };
 }
+
+/** what an import proposed as a request still answers: the records it left out, its warnings */
+const keep = (planned: { dropped: ImportResult['dropped']; warnings: ImportResult['warnings'] }) => ({
+  dropped: planned.dropped,
+  warnings: planned.warnings,
+});

@@ -3,7 +3,7 @@ import { recordIdentity } from '../../dns/record';
 import { DomainError } from '../../errors/catalogue';
 import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory } from '../../repositories/history';
 import type { RequestContext } from '../context';
-import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.service';
+import type { ZoneChangesResult, ZoneChangesService, ZoneChangeSpec } from './zone-changes.service';
 import { isRestricted, readsRecord } from '../../auth/policy';
 
 export type { HistoryRow };
@@ -87,11 +87,24 @@ export class HistoryService {
     toSerial: number,
     expectSerial?: number,
   ): Promise<ZoneChangesResult> {
+    return this.zoneChanges.apply(ctx, await this.revertChanges(ctx, zone, toSerial, expectSerial));
+  }
+
+  /**
+   * A revert as the change set it is (`revert` applies it; an edge that may propose it instead, on a zone under
+   * review, hands it to the change requests: docs/changes.md, «Review»)
+   */
+  async revertChanges(
+    ctx: RequestContext,
+    zone: { id: number; name: string; serial: number },
+    toSerial: number,
+    expectSerial?: number,
+  ): Promise<{ zone: string; expectSerial: number; changes: ZoneChangeSpec[] }> {
     const back = await this.diff(ctx, zone, zone.serial, toSerial);
     if (back.added.length === 0 && back.removed.length === 0) {
       throw DomainError.invalid('toSerial', `toSerial: the zone already has the records it had at serial ${toSerial}`, 'NOTHING_TO_REVERT');
     }
-    return this.zoneChanges.apply(ctx, {
+    return {
       zone: zone.name,
       expectSerial: expectSerial ?? zone.serial,
       changes: [
@@ -103,7 +116,7 @@ export class HistoryService {
         })),
         ...back.added.map((r) => ({ kind: 'ADD' as const, owner: r.owner, type: r.type, rdata: r.rdata, ttl: r.ttl })),
       ],
-    });
+    };
   }
 
   /** the journal row that left the zone at `serial`; the zone's current serial always counts (its last row) */

@@ -17,13 +17,21 @@ import { listDomains } from '../../repositories/read-model';
 import type { RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { StoredRow } from '../../repositories/zone-writes';
-import type { WriteEngine } from '../write-engine';
+import type { WriteEngine, ZoneChange } from '../write-engine';
+import type { ZoneChangeOptions, ZoneChangeSpec } from './zone-change-set';
 import type { RecordSource } from '../write-engine/staging';
-import { ZoneFileParser } from './zone-file-parser';
+import { type ParseResult, ZoneFileParser } from './zone-file-parser';
 import { importBounds } from '../../repositories/zone-writes';
 import { quotaExceeded } from './quotas';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
+export interface ImportInput {
+  zone: string;
+  text: string;
+  mode: ImportMode;
+  dryRun?: boolean;
+  ttlPolicy?: TtlPolicy;
+}
 export interface ImportWarning {
   line?: number;
   field: string;
@@ -44,6 +52,9 @@ export interface ImportResult {
   addedRecords?: string[];
   removedRecords?: string[];
 }
+
+/** a file read whole, without a problem */
+type ParsedFile = Extract<ParseResult, { ok: true }>;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -150,10 +161,114 @@ export class ZoneFilesService {
    * has an SOA. The serial rises past both the
    * zone's and the file's; every problem comes back at once, with its line; nothing is written on failure.
    */
-  async import(
+  async import(ctx: RequestContext, input: ImportInput): Promise<ImportResult> {
+    const { zone, parsed } = await this.parseFile(ctx, input);
+    const dryRun = input.dryRun ?? false;
+    // a dry run writes nothing: a zone under review shows it too (docs/changes.md, «Review»)
+    const request = { zone: { name: zone }, allRecords: true, ...(dryRun ? { review: 'plan' as const } : {}) };
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
+      const decided = await this.decide(ctx, zone, input, parsed, change);
+      const { removedRecords, wanted, warnings, dropped, serial, commit } = decided;
+      // staged alike for a dry run and an import: from here to the commit, one path
+      for (const record of removedRecords)
+        if (record.derived) change.removeDerived(record);
+        else change.remove(record);
+      for (const record of wanted.values()) change.insert(record, { source: decided.sourceOf(record) });
+      // a file that changes nothing (the same file imported again) writes nothing: no serial step, journal row,
+      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike
+      if (change.changesNothing(commit)) {
+        return {
+          zone,
+          added: 0,
+          removed: 0,
+          serial: change.zone.serial,
+          dryRun,
+          dropped,
+          warnings,
+          ...(dryRun ? { addedRecords: [], removedRecords: [] } : {}),
+        };
+      }
+      const result: ImportResult = {
+        zone,
+        added: wanted.size,
+        removed: removedRecords.length,
+        serial,
+        dryRun,
+        dropped,
+        warnings,
+      };
+      if (dryRun) {
+        // octoDNS-style plan: the diff, and nothing written. `check` refuses what `commit` would (an ALIAS
+        // without ALIAS_RESOLVERS, the record quota, the policy, the signer) and writes nothing; the SOA's
+        // change is listed too (its serial always, its other fields when the file has an SOA)
+        await change.check(commit);
+        const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
+        const soaBefore = change.zone.soa;
+        const soaAfter = { ...soaBefore, rdata: withSerial(decided.desiredSoa.rdata, serial), ttl: decided.desiredSoa.ttl };
+        return {
+          ...result,
+          addedRecords: [line(soaAfter), ...[...wanted.values()].map(line)],
+          removedRecords: [line(soaBefore), ...removedRecords.map(line)],
+        };
+      }
+      await change.commit(commit);
+      return { ...result, serial: change.serialAfter! };
+    });
+  }
+
+  /**
+   * A file's import as a change set, for a zone under review (docs/changes.md, «Review»): decided as the import
+   * is, on the zone as it is, and written as nothing. Each RRset the import would change becomes a REPLACE_RRSET
+   * with its records as the import leaves them (none: the RRset goes), so that the request's apply refuses it
+   * where such an RRset moved meanwhile; an SOA whose fields the file changes, a REPLACE_RRSET of the apex SOA
+   * read with `soa: 'fields'` (its serial is the zone's, stepped as every set's: a file's serial ahead of the
+   * zone's is not asked for).
+   */
+  async importChanges(
     ctx: RequestContext,
-    input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy },
-  ): Promise<ImportResult> {
+    input: ImportInput,
+  ): Promise<{
+    zone: string;
+    changes: ZoneChangeSpec[];
+    options: ZoneChangeOptions;
+    dropped: ImportResult['dropped'];
+    warnings: ImportWarning[];
+  }> {
+    const { zone, parsed } = await this.parseFile(ctx, input);
+    const request = { zone: { name: zone }, allRecords: true, review: 'plan' as const };
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
+      const { removedRecords, wanted, desired, desiredSoa, keptDerived, warnings, dropped } = await this.decide(
+        ctx,
+        zone,
+        input,
+        parsed,
+        change,
+      );
+      const key = (r: { owner: string; type: string }) => `${r.owner} ${r.type}`;
+      const touched = new Map<string, { owner: string; type: string }>();
+      for (const r of [...removedRecords, ...wanted.values()]) touched.set(key(r), { owner: r.owner, type: r.type });
+      // the records each touched RRset holds once the import is done (the service's own, flattened from an
+      // ALIAS or the signer's, are not a person's to write: they follow the zone's records)
+      const after = new Map<string, CanonicalRecord[]>();
+      for (const r of desired) {
+        if (r.type === 'SOA' || keptDerived.has(r as StoredRow) || (r as StoredRow).derived) continue;
+        const k = key(r);
+        if (touched.has(k)) after.set(k, [...(after.get(k) ?? []), r]);
+      }
+      const changes: ZoneChangeSpec[] = [...touched].map(([k, { owner, type }]) => {
+        const records = after.get(k) ?? [];
+        const ttl = records[0]?.ttl ?? removedRecords.find((r) => key(r) === k)?.ttl;
+        return { kind: 'REPLACE_RRSET', owner, type, ttl, rdatas: records.map((r) => r.rdata) };
+      });
+      const soa = change.zone.soa;
+      if (withSerial(desiredSoa.rdata, 0) !== withSerial(soa.rdata, 0) || desiredSoa.ttl !== soa.ttl)
+        changes.push({ kind: 'REPLACE_RRSET', owner: '@', type: 'SOA', ttl: desiredSoa.ttl, rdatas: [desiredSoa.rdata] });
+      return { zone, changes, options: { soa: 'fields' }, dropped, warnings };
+    });
+  }
+
+  /** the file read for an import into a zone the caller sees, bounded by the record quota (see `import`) */
+  private async parseFile(ctx: RequestContext, input: ImportInput) {
     const zone = normaliseZoneName(input.zone);
     // a zone the key cannot see is ZONE_NOT_FOUND alone, before the file is read: its lines would otherwise
     // each be "not inside the zone" first
@@ -189,132 +304,91 @@ export class ZoneFilesService {
       const message = `Bad zone file: ${first.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})` : ''}`;
       throw errorFromProblems(problems).withCode('INVALID_ZONE_FILE', message);
     }
-    const dryRun = input.dryRun ?? false;
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
-      const current = change.zone.sameOwner;
-      const fileSoa = parsed.records.find((r) => r.type === 'SOA');
+    return { zone, parsed };
+  }
 
-      // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
-      // quadratic: 13 s for 20,000 records into a zone of as many)
-      const currentIdentities = new Set(current.map((r) => recordIdentity(r)));
-      // a zone we sign keeps its own DNSKEY, CDS and CDNSKEY: the file's are left out and counted, as its
-      // RRSIGs and NSECs are (docs/dnssec.md)
-      const fileRecords = change.zone.dnssec ? parsed.records.filter((r) => !SIGNER_OWNED_TYPES.has(r.type)) : parsed.records;
-      const dropped = change.zone.dnssec ? withDroppedKeys(parsed.dropped, parsed.records) : parsed.dropped;
-      // the A/AAAA derived from an ALIAS/ANAME are the service's (docs/templates-and-alias.md): a REPLACE keeps
-      // those of the owners where the file keeps an ALIAS/ANAME, and takes the others with their ALIAS
-      const aliasOwners = new Set(fileRecords.filter((r) => FLATTENED_TYPE_NAMES.has(r.type)).map((r) => r.owner));
-      // and a signed zone keeps the signer's RFC 9615 signalling records (CDS/CDNSKEY under `_signal`), as it keeps
-      // its apex's: the file's are left out above
-      const keptDerived = new Set(
-        input.mode === 'REPLACE'
-          ? current.filter((r) => (r.derived && aliasOwners.has(r.owner)) || (change.zone.dnssec && SIGNER_OWNED_TYPES.has(r.type)))
-          : [],
-      );
-      // MERGE keeps what the zone holds: a file's record that joins an RRset of the zone takes its TTL (RFC 2181
-      // §5.2: one TTL per RRset), with a warning, as a repeated record keeps the zone's
-      const merged =
-        input.mode === 'MERGE'
-          ? mergedIntoZone(
-              current,
-              fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
-              parsed.records,
-              parsed.lines,
-            )
-          : undefined;
-      const desired: CanonicalRecord[] = merged
-        ? [...current.filter((r) => r.type !== 'SOA' || !fileSoa), ...merged.records, ...(fileSoa ? [fileSoa] : [])]
-        : [...fileRecords, ...keptDerived];
-      // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
-      // between them, so that /health and other requests are not held for their sum
-      await yieldToEventLoop();
-      const problems = checkZoneIndexed(zone, desired);
-      const lineOf = merged?.lineOf ?? fileLines(parsed.records, parsed.lines);
-      if (problems.length) throw errorFromProblems(withFileLines(problems, desired, lineOf));
-      await yieldToEventLoop();
+  /**
+   * What an import does to the zone as read: the zone as it will be (`desired`: the file, or the zone with the
+   * file merged in), checked by the zone rules and the key's policy, the records to remove and to add, the
+   * serial and SOA of the commit, and the warnings.
+   */
+  private async decide(ctx: RequestContext, zone: string, input: ImportInput, parsed: ParsedFile, change: ZoneChange) {
+    const current = change.zone.sameOwner;
+    const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 
-      // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982). A
-      // file whose serial is ahead of the zone's asks for a step even where its records change nothing, as BIND
-      // serves a reloaded file's serial; one at or behind it asks nothing of the serial
-      const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
-      const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
-      const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
-      const fileRaisesSerial = fromFile !== undefined && serialGreaterThan(fromFile, change.zone.serial);
-      const desiredSoa = desired.find((r) => r.type === 'SOA')!;
+    // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
+    // quadratic: 13 s for 20,000 records into a zone of as many)
+    const currentIdentities = new Set(current.map((r) => recordIdentity(r)));
+    // a zone we sign keeps its own DNSKEY, CDS and CDNSKEY: the file's are left out and counted, as its
+    // RRSIGs and NSECs are (docs/dnssec.md)
+    const fileRecords = change.zone.dnssec ? parsed.records.filter((r) => !SIGNER_OWNED_TYPES.has(r.type)) : parsed.records;
+    const dropped = change.zone.dnssec ? withDroppedKeys(parsed.dropped, parsed.records) : parsed.dropped;
+    // the A/AAAA derived from an ALIAS/ANAME are the service's (docs/templates-and-alias.md): a REPLACE keeps
+    // those of the owners where the file keeps an ALIAS/ANAME, and takes the others with their ALIAS
+    const aliasOwners = new Set(fileRecords.filter((r) => FLATTENED_TYPE_NAMES.has(r.type)).map((r) => r.owner));
+    // and a signed zone keeps the signer's RFC 9615 signalling records (CDS/CDNSKEY under `_signal`), as it keeps
+    // its apex's: the file's are left out above
+    const keptDerived = new Set(
+      input.mode === 'REPLACE'
+        ? current.filter((r) => (r.derived && aliasOwners.has(r.owner)) || (change.zone.dnssec && SIGNER_OWNED_TYPES.has(r.type)))
+        : [],
+    );
+    // MERGE keeps what the zone holds: a file's record that joins an RRset of the zone takes its TTL (RFC 2181
+    // §5.2: one TTL per RRset), with a warning, as a repeated record keeps the zone's
+    const merged =
+      input.mode === 'MERGE'
+        ? mergedIntoZone(
+            current,
+            fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
+            parsed.records,
+            parsed.lines,
+          )
+        : undefined;
+    const desired: CanonicalRecord[] = merged
+      ? [...current.filter((r) => r.type !== 'SOA' || !fileSoa), ...merged.records, ...(fileSoa ? [fileSoa] : [])]
+      : [...fileRecords, ...keptDerived];
+    // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
+    // between them, so that /health and other requests are not held for their sum
+    await yieldToEventLoop();
+    const problems = checkZoneIndexed(zone, desired);
+    const lineOf = merged?.lineOf ?? fileLines(parsed.records, parsed.lines);
+    if (problems.length) throw errorFromProblems(withFileLines(problems, desired, lineOf));
+    await yieldToEventLoop();
 
-      const wanted = new Map(
-        desired.filter((r) => r.type !== 'SOA' && !keptDerived.has(r as StoredRow)).map((r) => [recordIdentity(r), r]),
-      );
-      let removed = 0;
-      await yieldToEventLoop();
-      const removedRecords: StoredRow[] = [];
-      for (const record of current) {
-        if (record.type === 'SOA' || keptDerived.has(record)) continue;
-        const key = recordIdentity(record);
-        const keep = wanted.get(key);
-        if (keep && keep.ttl === record.ttl) {
-          wanted.delete(key);
-          continue;
-        }
-        removedRecords.push(record); // a record whose TTL changes is removed and added again
-        removed += 1;
+    // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982). A
+    // file whose serial is ahead of the zone's asks for a step even where its records change nothing, as BIND
+    // serves a reloaded file's serial; one at or behind it asks nothing of the serial
+    const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
+    const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
+    const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
+    const fileRaisesSerial = fromFile !== undefined && serialGreaterThan(fromFile, change.zone.serial);
+    const desiredSoa = desired.find((r) => r.type === 'SOA')!;
+
+    const wanted = new Map(desired.filter((r) => r.type !== 'SOA' && !keptDerived.has(r as StoredRow)).map((r) => [recordIdentity(r), r]));
+    await yieldToEventLoop();
+    const removedRecords: StoredRow[] = [];
+    for (const record of current) {
+      if (record.type === 'SOA' || keptDerived.has(record)) continue;
+      const key = recordIdentity(record);
+      const keep = wanted.get(key);
+      if (keep && keep.ttl === record.ttl) {
+        wanted.delete(key);
+        continue;
       }
-      await yieldToEventLoop();
-      // where each of the file's records is (its index among them, its line): every refusal about one names it
-      const position = new Map(parsed.records.map((r, i) => [recordIdentity(r), i]));
-      const sourceOf = (record: CanonicalRecord): RecordSource => {
-        const index = position.get(recordIdentity(record));
-        return index === undefined ? { field: 'records[?]' } : { field: `records[${index}]`, line: parsed.lines[index] };
-      };
-      this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], sourceOf);
-      // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
-      const warnings = [...parsed.warnings, ...(merged?.warnings ?? []), ...checkZoneRecords(zone, desired).map(warningDetail)];
-      // staged alike for a dry run and an import: from here to the commit, one path
-      for (const record of removedRecords)
-        if (record.derived) change.removeDerived(record);
-        else change.remove(record);
-      for (const record of wanted.values()) change.insert(record, { source: sourceOf(record) });
-      const commit = { serialSetByCaller: fileRaisesSerial ? serial : undefined, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
-      // a file that changes nothing (the same file imported again) writes nothing: no serial step, journal row,
-      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike
-      if (change.changesNothing(commit)) {
-        return {
-          zone,
-          added: 0,
-          removed: 0,
-          serial: change.zone.serial,
-          dryRun,
-          dropped,
-          warnings,
-          ...(dryRun ? { addedRecords: [], removedRecords: [] } : {}),
-        };
-      }
-      const result: ImportResult = {
-        zone,
-        added: wanted.size,
-        removed,
-        serial,
-        dryRun,
-        dropped,
-        warnings,
-      };
-      if (dryRun) {
-        // octoDNS-style plan: the diff, and nothing written. `check` refuses what `commit` would (an ALIAS
-        // without ALIAS_RESOLVERS, the record quota, the policy, the signer) and writes nothing; the SOA's
-        // change is listed too (its serial always, its other fields when the file has an SOA)
-        await change.check(commit);
-        const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
-        const soaBefore = change.zone.soa;
-        const soaAfter = { ...soaBefore, rdata: withSerial(desiredSoa.rdata, serial), ttl: desiredSoa.ttl };
-        return {
-          ...result,
-          addedRecords: [line(soaAfter), ...[...wanted.values()].map(line)],
-          removedRecords: [line(soaBefore), ...removedRecords.map(line)],
-        };
-      }
-      await change.commit(commit);
-      return { ...result, serial: change.serialAfter! };
-    });
+      removedRecords.push(record); // a record whose TTL changes is removed and added again
+    }
+    await yieldToEventLoop();
+    // where each of the file's records is (its index among them, its line): every refusal about one names it
+    const position = new Map(parsed.records.map((r, i) => [recordIdentity(r), i]));
+    const sourceOf = (record: CanonicalRecord): RecordSource => {
+      const index = position.get(recordIdentity(record));
+      return index === undefined ? { field: 'records[?]' } : { field: `records[${index}]`, line: parsed.lines[index] };
+    };
+    this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], sourceOf);
+    // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
+    const warnings = [...parsed.warnings, ...(merged?.warnings ?? []), ...checkZoneRecords(zone, desired).map(warningDetail)];
+    const commit = { serialSetByCaller: fileRaisesSerial ? serial : undefined, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
+    return { desired, desiredSoa, keptDerived, removedRecords, wanted, sourceOf, warnings, dropped, serial, commit };
   }
 }
 

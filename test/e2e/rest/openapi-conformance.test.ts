@@ -1,25 +1,29 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
+import { sessionHeaders, signIn } from '../../support/people';
 
 /**
  * Every documented operation is called with good inputs and with bad ones, and the real
  * status and body are validated against /api/openapi.json (JSON Schema 2020-12, as OpenAPI 3.1 uses), in both
  * envelope modes. An operation that this table does not call fails the test: a new route needs a line here.
  */
-type Call = { method: string; path: string; body?: Record<string, unknown>; query?: Record<string, string> };
+/** `person`: made by the fixture's person signed in (a review is a person's), not with the admin key */
+type Call = { method: string; path: string; body?: Record<string, unknown>; query?: Record<string, string>; person?: true };
 interface Fixture {
   userId: string;
   zone: string;
+  /** a zone of the user that requires an approval: a write to it is a change request (202) */
+  reviewZone: string;
   zoneId: number;
   recordId: number;
   spareRecordId: number;
 }
 
-/** a good call and a failing one for every operationId */
+/** a good call and a failing one for every operationId; `accepted`: a write to a zone under review, answered 202 */
 /** another signer's KSK (multi-signer, RFC 8901): any 64 octets pass as an ECDSA P-256 DNSKEY here */
 const FOREIGN_DNSKEY = `257 3 13 ${Buffer.alloc(64, 7).toString('base64')}`;
 
-const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
+const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: Call }> = {
   listRecords: () => ({ good: { method: 'get', path: '/api/record/list' }, bad: { method: 'get', path: '/api/record/list', query: {} } }),
   getRecord: (f) => ({
     good: { method: 'get', path: `/api/record/list/${f.recordId}` },
@@ -28,6 +32,11 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
   addRecord: (f) => ({
     good: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '192.0.2.10', ttl: 3600 } },
     bad: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '300.0.0.1', ttl: 3600 } },
+    accepted: {
+      method: 'post',
+      path: '/api/record/add',
+      body: { zone: f.reviewZone, owner: 'proposed', rtype: 'A', rdata: '192.0.2.12', ttl: 3600 },
+    },
   }),
   editRecord: (f) => ({
     good: {
@@ -94,6 +103,11 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
       path: `/api/domain/changes/${f.zone}`,
       body: { changes: [{ kind: 'ADD', owner: 'set', type: 'A', rdata: '300.1.1.1', ttl: 3600 }] },
     },
+    accepted: {
+      method: 'post',
+      path: `/api/domain/changes/${f.reviewZone}`,
+      body: { changes: [{ kind: 'ADD', owner: 'set', type: 'TXT', rdata: '"in a set"', ttl: 3600 }] },
+    },
   }),
   listZoneChanges: (f) => ({
     good: { method: 'get', path: `/api/domain/changes/${f.zone}`, query: { first: '5' } },
@@ -107,6 +121,11 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
       body: { text: 'imported 3600 IN TXT "from a file"\nimported 3600 IN MX 10 missing\n', mode: 'MERGE', dry_run: 'true' },
     },
     bad: { method: 'post', path: `/api/domain/import/${f.zone}`, body: { text: 'broken 3600 IN A 300.0.0.1\n', mode: 'MERGE' } },
+    accepted: {
+      method: 'post',
+      path: `/api/domain/import/${f.reviewZone}`,
+      body: { text: 'imported 3600 IN TXT "from a file"\n', mode: 'MERGE' },
+    },
   }),
   exportDomain: (f) => ({
     good: { method: 'get', path: `/api/domain/export/${f.zone}` },
@@ -228,6 +247,28 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: `/api/domain/health/${f.zone}` },
     bad: { method: 'post', path: '/api/domain/health/missing.example' },
   }),
+  // review: the good calls of one request run on a request of the review zone made just before (see the loop)
+  listChangeRequests: (f) => ({
+    good: { method: 'get', path: `/api/domain/changes/${f.reviewZone}/requests`, query: { status: 'all' } },
+    bad: { method: 'get', path: `/api/domain/changes/${f.reviewZone}/requests`, query: { status: 'sideways' } },
+  }),
+  getChangeRequest: () => ({
+    good: { method: 'get', path: 'LATER' },
+    bad: { method: 'get', path: '/api/domain/change-requests/999999' },
+  }),
+  approveChangeRequest: () => ({
+    good: { method: 'post', path: 'LATER', body: { comment: 'looks right' }, person: true },
+    // a key approves nothing (NOT_SIGNED_IN)
+    bad: { method: 'post', path: 'LATER', body: { comment: 'looks right' } },
+  }),
+  rejectChangeRequest: () => ({
+    good: { method: 'post', path: 'LATER', body: { comment: 'not now' }, person: true },
+    bad: { method: 'post', path: '/api/domain/change-requests/999999/reject', body: { comment: 'not now' }, person: true },
+  }),
+  cancelChangeRequest: () => ({
+    good: { method: 'post', path: 'LATER' },
+    bad: { method: 'post', path: '/api/domain/change-requests/999999/cancel' },
+  }),
   // steering: the steered RRset and the external check the good calls need are made just before (see the loop)
   getSteering: (f) => ({
     good: { method: 'get', path: `/api/domain/steering/${f.zone}` },
@@ -263,6 +304,8 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
   let app: TestApp;
   let document: any;
   let fixture: Fixture;
+  /** a person of the user's account (an admin there) signed in: the reviewer */
+  let person: string;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   beforeAll(async () => {
@@ -297,7 +340,25 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ zone, owner, rtype: 'A', rdata: '192.0.2.1', ttl: 3600 })
         ).body,
       ).id;
-    fixture = { userId: user.id, zone, zoneId: domain.id, recordId: await add('www2'), spareRecordId: await add('spare') };
+    const reviewZone = `review-${envelope}.example`;
+    await app.http
+      .post('/api/domain/add')
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ user_id: Number(user.id), zone: reviewZone });
+    await app.gql(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 1) }`, { z: reviewZone });
+    const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+      i: { userId: user.id, email: `reviewer-${envelope}@example.org`, role: 'ADMIN' },
+    });
+    expect(invited.errors).toBeUndefined();
+    person = await signIn(app, `reviewer-${envelope}@example.org`);
+    fixture = {
+      userId: user.id,
+      zone,
+      reviewZone,
+      zoneId: domain.id,
+      recordId: await add('www2'),
+      spareRecordId: await add('spare'),
+    };
   });
   afterAll(async () => app?.close());
 
@@ -434,6 +495,26 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           }[op.operationId as string];
           call.path = `/api/webhook/${action}/${id}`;
         }
+        if (
+          ['getChangeRequest', 'approveChangeRequest', 'rejectChangeRequest', 'cancelChangeRequest'].includes(op.operationId) &&
+          call.path === 'LATER'
+        ) {
+          // a request of the review zone, proposed by the admin key (so never the reviewer's own)
+          const proposed = await app.gql(
+            `mutation($z: String!, $c: [ZoneChangeInput!]!) { proposeZoneChange(zone: $z, changes: $c) { id } }`,
+            {
+              z: fixture.reviewZone,
+              c: [{ kind: 'ADD', owner: `${op.operationId.toLowerCase()}-${kind}`, type: 'TXT', rdata: '"x"', ttl: 3600 }],
+            },
+          );
+          const action = {
+            getChangeRequest: '',
+            approveChangeRequest: '/approve',
+            rejectChangeRequest: '/reject',
+            cancelChangeRequest: '/cancel',
+          }[op.operationId as string];
+          call.path = `/api/domain/change-requests/${proposed.data.proposeZoneChange.id}${action}`;
+        }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
           await app.http
@@ -442,7 +523,7 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ user_id: Number(fixture.userId), zone });
           call.query = { zone };
         }
-        let req = (app.http as any)[call.method](call.path).set('X-API-Key', ADMIN_KEY);
+        let req = (app.http as any)[call.method](call.path).set(call.person ? sessionHeaders(person) : { 'X-API-Key': ADMIN_KEY });
         if (call.query) req = req.query(call.query);
         if (call.body) req = req.send(call.body);
         const res = await req;
@@ -457,6 +538,8 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
         if (res.status !== 204 && !validate(body))
           mismatches.push(`${label}: ${ajv.errorsText((validate as any).errors)} in ${res.text.slice(0, 200)}`);
         if (kind === 'good' && res.status >= 300) mismatches.push(`${label}: the good call failed: ${res.text.slice(0, 200)}`);
+        if (kind === 'accepted' && res.status !== 202)
+          mismatches.push(`${label}: not accepted as a change request: ${res.text.slice(0, 200)}`);
         // the lists that take no input have no bad call: theirs is the same list again
         if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains', 'listWebhooks'].includes(op.operationId))
           mismatches.push(`${label}: the bad call succeeded`);

@@ -1,0 +1,103 @@
+import { Command } from 'commander';
+import { ApiError, gql, print, UsageError } from '../shared';
+
+const REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt
+  conflicts { owner type } reason
+  plan { rrsets { owner type before { rdata ttl } after { rdata ttl } } warnings { code message } }
+  reviews { reviewer verdict comment }`;
+
+type Request = {
+  id: string;
+  zone: string;
+  status: string;
+  author: string;
+  plannedSerial: number;
+  appliedSerial: number | null;
+  requiredApprovals: number;
+  approvals: number;
+  scheduledAt: string | null;
+  reason: string | null;
+  conflicts: { owner: string; type: string }[] | null;
+  plan: {
+    rrsets: { owner: string; type: string; before: { rdata: string; ttl: number }[]; after: { rdata: string; ttl: number }[] }[] | null;
+    warnings: { code: string; message: string }[] | null;
+  };
+  reviews: { reviewer: string; verdict: string; comment: string | null }[];
+};
+
+const STATUSES = ['pending', 'approved', 'applied', 'rejected', 'refused', 'cancelled', 'all'];
+
+/** one request as a person reads it: who, where it stands, each RRset before and after, its warnings and reviews */
+function describe(request: Request): string {
+  const lines = [
+    `change request ${request.id} (${request.zone}): ${request.status.toLowerCase()}, ${request.approvals} of ${request.requiredApprovals} approvals; by ${request.author}, planned on serial ${request.plannedSerial}` +
+      (request.appliedSerial !== null ? `, applied as serial ${request.appliedSerial}` : '') +
+      (request.scheduledAt ? `, at ${request.scheduledAt}` : ''),
+  ];
+  for (const rrset of request.plan.rrsets ?? []) {
+    lines.push(`  ${rrset.owner} ${rrset.type}`);
+    for (const r of rrset.before) lines.push(`    - ${r.ttl} ${r.rdata}`);
+    for (const r of rrset.after) lines.push(`    + ${r.ttl} ${r.rdata}`);
+  }
+  for (const w of request.plan.warnings ?? []) lines.push(`  warning ${w.code}: ${w.message}`);
+  for (const r of request.reviews) lines.push(`  ${r.verdict.toLowerCase()}d by ${r.reviewer}${r.comment ? `: ${r.comment}` : ''}`);
+  if (request.reason) lines.push(`  refused: ${request.reason}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `zonekeeper zone requests|approve|reject|cancel`: review (docs/changes.md, «Review»). A review is a person's
+ * word: a key is refused NOT_SIGNED_IN, so approve and reject run with ZONEKEEPER_SESSION, the person's session.
+ */
+export function registerReviewCommands(program: Command, zone: Command): void {
+  zone
+    .command('requests <zone>')
+    .description("a zone's change requests, newest first (the pending ones unless --status says otherwise), each with its plan")
+    .option('--status <status>', `${STATUSES.join(', ')}`, 'pending')
+    .action(async (name: string, options: { status: string }) => {
+      const status = options.status.toLowerCase();
+      if (!STATUSES.includes(status)) throw new UsageError(`--status takes ${STATUSES.join(', ')} (got "${options.status}")`);
+      const { changeRequests } = await gql<{ changeRequests: Request[] }>(
+        `query($z: String!, $s: [ChangeRequestStatus!]) { changeRequests(zone: $z, status: $s) { ${REQUEST} } }`,
+        { z: name, s: status === 'all' ? null : [status.toUpperCase()] },
+      );
+      if (program.opts().json) return print(program, changeRequests);
+      if (!changeRequests.length) process.stdout.write(`zone ${name}: no ${status === 'all' ? '' : `${status} `}change requests\n`);
+      for (const request of changeRequests) process.stdout.write(describe(request));
+    });
+  for (const verdict of ['approve', 'reject'] as const) {
+    zone
+      .command(`${verdict} <id>`)
+      .description(
+        verdict === 'approve'
+          ? 'approve a change request (a person: ZONEKEEPER_SESSION); the last approval applies it'
+          : 'reject a change request (a person: ZONEKEEPER_SESSION); it is closed, nothing written',
+      )
+      .option('--comment <text>', 'why, kept with the review')
+      .action(async (id: string, options: { comment?: string }) => {
+        const field = `${verdict}ChangeRequest`;
+        const data = await gql<Record<string, Request>>(
+          `mutation($id: ID!, $c: String) { ${field}(id: $id, comment: $c) { ${REQUEST} } }`,
+          { id, c: options.comment ?? null },
+        ).catch((error: unknown) => {
+          // a key reviews nothing: say how a person does it from here
+          if (error instanceof ApiError && error.code === 'NOT_SIGNED_IN')
+            throw new ApiError(error.code, `${error.message}: set ZONEKEEPER_SESSION to your session (signed in to the console)`);
+          throw error;
+        });
+        if (program.opts().json) return print(program, data[field]);
+        process.stdout.write(describe(data[field]));
+      });
+  }
+  zone
+    .command('cancel <id>')
+    .description('cancel a change request not applied yet (its author, a reviewer, or the operator)')
+    .action(async (id: string) => {
+      const { cancelChangeRequest } = await gql<{ cancelChangeRequest: Request }>(
+        `mutation($id: ID!) { cancelChangeRequest(id: $id) { ${REQUEST} } }`,
+        { id },
+      );
+      if (program.opts().json) return print(program, cancelChangeRequest);
+      process.stdout.write(describe(cancelChangeRequest));
+    });
+}

@@ -1,0 +1,217 @@
+import { isUnderReview } from '../services/zones/change-requests.service';
+import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
+import { arrayOf, FieldSpec, ID_PARAM, ref, RouteResult, RouteSpec, Runner } from './route-spec';
+
+/**
+ * Review (docs/changes.md, «Review»), beside the documented paths: a zone's change requests listed and read, and
+ * each approved, rejected or cancelled, by the same GraphQL operations as the API's (ChangeRequestsService
+ * decides: a key approves nothing, NOT_SIGNED_IN; a person signs in by the console's cookie). And what every
+ * REST write answers on a zone under review: 202, the change request it became.
+ */
+
+/** the change request's statuses as the API names them; `ALL`: every one */
+const STATUSES = ['PENDING', 'APPROVED', 'APPLIED', 'REJECTED', 'REFUSED', 'CANCELLED'] as const;
+
+const COMMENT: Record<string, FieldSpec> = {
+  comment: { kind: 'string', description: 'why (kept with the review, shown to the author)' },
+};
+
+/**
+ * A write to a zone that requires approvals, proposed instead as a change request of `changes` and answered 202
+ * with it, as the changes route answers (`{"zone", "changeRequest": {"id", "status", "requiredApprovals"}}`).
+ * `write` is the route's own write; any other refusal is its answer.
+ */
+export async function writeOrPropose(
+  runner: Runner,
+  write: () => Promise<RouteResult>,
+  proposal: () => Promise<{ zone: string; changes: ZoneChangeSpec[] }>,
+): Promise<RouteResult> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isUnderReview(error)) throw error;
+    const { zone, changes } = await proposal();
+    const data = await runner.run<{ proposeZoneChange: { zone: string; id: string; status: string; requiredApprovals: number } }>(
+      'proposeZoneChange',
+      { zone, changes },
+    );
+    const { zone: name, ...changeRequest } = data.proposeZoneChange;
+    return accepted(name, changeRequest);
+  }
+}
+
+/** a write that became a change request: 202, the request (docs/changes.md, «Review») */
+export const accepted = (zone: string, changeRequest: Record<string, unknown>): RouteResult => ({
+  status: 202,
+  body: { zone, changeRequest },
+});
+
+const review = (verdict: 'approve' | 'reject'): RouteSpec => ({
+  method: 'post',
+  path: `/domain/change-requests/:id/${verdict}`,
+  operationId: `${verdict}ChangeRequest`,
+  tag: 'domains',
+  summary:
+    verdict === 'approve'
+      ? 'Approve a change request, with a comment: a person signed in whose role writes the zone, not its author; the last approval applies it (or refuses it, its conflicts named)'
+      : 'Reject a change request, with a comment: it is closed, nothing written',
+  status: 200,
+  params: ID_PARAM,
+  body: COMMENT,
+  response: ref('ChangeRequest'),
+  async handle(inputs, runner) {
+    const operation = verdict === 'approve' ? 'approveChangeRequest' : 'rejectChangeRequest';
+    const data = await runner.run<Record<string, unknown>>(operation, { id: String(inputs.id), comment: inputs.comment ?? null });
+    return { body: data[operation] };
+  },
+});
+
+export const CHANGE_REQUEST_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/domain/changes/:zone/requests',
+    operationId: 'listChangeRequests',
+    tag: 'domains',
+    names: 'zone',
+    // a request's state moves with its reviews, which step no serial: no ETag
+    uncached: true,
+    status: 200,
+    summary: "A zone's change requests, newest first: the pending ones unless `status` says otherwise, each with its plan and reviews",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      status: {
+        kind: 'string',
+        description: 'PENDING (default), APPROVED, APPLIED, REJECTED, REFUSED, CANCELLED, or ALL',
+        choices: [...STATUSES, 'ALL'],
+        spelling: (written) => written.toUpperCase(),
+      },
+      first: { kind: 'int', description: 'at most this many (default 50)', max: 500 },
+    },
+    response: arrayOf('ChangeRequest'),
+    async handle(inputs, runner) {
+      const status = (inputs.status as string | undefined) ?? 'PENDING';
+      const data = await runner.run<{ changeRequests: unknown[] }>('changeRequests', {
+        zone: inputs.zone,
+        status: status === 'ALL' ? null : [status],
+        first: inputs.first,
+      });
+      return { body: data.changeRequests };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/change-requests/:id',
+    operationId: 'getChangeRequest',
+    tag: 'domains',
+    uncached: true,
+    status: 200,
+    summary: 'One change request: its plan (each RRset before and after, its warnings), reviews and status',
+    params: ID_PARAM,
+    response: ref('ChangeRequest'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ changeRequest: unknown }>('changeRequest', { id: String(inputs.id) });
+      return { body: data.changeRequest };
+    },
+  },
+  review('approve'),
+  review('reject'),
+  {
+    method: 'post',
+    path: '/domain/change-requests/:id/cancel',
+    operationId: 'cancelChangeRequest',
+    tag: 'domains',
+    summary: 'Cancel a change request not applied yet: its author, a reviewer or the operator',
+    status: 200,
+    params: ID_PARAM,
+    response: ref('ChangeRequest'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ cancelChangeRequest: unknown }>('cancelChangeRequest', { id: String(inputs.id) });
+      return { body: data.cancelChangeRequest };
+    },
+  },
+];
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const CHANGED_RECORD = { $ref: '#/components/schemas/ChangedRecord' };
+
+/** the OpenAPI schemas of a change request, and of the 202 a write to a zone under review answers */
+export const CHANGE_REQUEST_SCHEMAS = {
+  ChangeRequestAccepted: {
+    type: 'object',
+    description: 'The zone requires approvals: the write became this change request, and nothing was written (docs/changes.md, «Review»)',
+    properties: {
+      zone: { type: 'string' },
+      changeRequest: {
+        type: 'object',
+        properties: {
+          id: { type: 'string', pattern: '^[0-9]+$' },
+          status: { enum: ['PENDING', 'APPROVED'] },
+          requiredApprovals: { type: 'integer' },
+        },
+        required: ['id', 'status', 'requiredApprovals'],
+      },
+    },
+    required: ['zone', 'changeRequest'],
+  },
+  ChangeRequest: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      zone: { type: 'string' },
+      status: { enum: [...STATUSES] },
+      author: { type: 'string', description: "the person's e-mail address, or the key's name" },
+      plannedSerial: { type: 'integer' },
+      appliedSerial: nullable('integer'),
+      requiredApprovals: { type: 'integer' },
+      approvals: { type: 'integer' },
+      scheduledAt: nullable('string'),
+      createdAt: { type: 'string' },
+      closedAt: nullable('string'),
+      conflicts: {
+        type: ['array', 'null'],
+        description: 'REFUSED: the RRsets that moved since it was planned',
+        items: { type: 'object', properties: { owner: { type: 'string' }, type: { type: 'string' } }, required: ['owner', 'type'] },
+      },
+      reason: nullable('string'),
+      plan: {
+        type: 'object',
+        properties: {
+          serialBefore: { type: 'integer' },
+          serial: { type: 'integer' },
+          rrsets: {
+            type: ['array', 'null'],
+            items: {
+              type: 'object',
+              properties: {
+                owner: { type: 'string' },
+                type: { type: 'string' },
+                before: { type: 'array', items: CHANGED_RECORD },
+                after: { type: 'array', items: CHANGED_RECORD },
+              },
+              required: ['owner', 'type', 'before', 'after'],
+            },
+          },
+          warnings: {
+            type: ['array', 'null'],
+            items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
+          },
+        },
+        required: ['serialBefore', 'serial'],
+      },
+      reviews: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            reviewer: { type: 'string' },
+            verdict: { enum: ['APPROVE', 'REJECT'] },
+            comment: nullable('string'),
+            createdAt: { type: 'string' },
+          },
+          required: ['reviewer', 'verdict', 'comment', 'createdAt'],
+        },
+      },
+    },
+    required: ['id', 'zone', 'status', 'author', 'plannedSerial', 'requiredApprovals', 'approvals', 'plan', 'reviews'],
+  },
+};
