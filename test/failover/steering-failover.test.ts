@@ -18,10 +18,13 @@ import { sleep, waitUntil } from '../support/wait-for';
  * the prober carries on by itself: the publication that met the outage is made on the new primary, an endpoint
  * killed after the promotion leaves what the DNS primary serves and one brought back returns, each within the
  * steering bounds plus the failover's time; every decision is taken once (one `steering.changed` event and one
- * journal row of steering's per transition, none repeated).
+ * journal row of steering's per transition, none repeated). A change scheduled on another zone before the kill, due
+ * around the promotion, is applied once on the new primary and served (its state, like steering's, is PostgreSQL's).
  */
 const ZONE = 'failover.zk-steering.test';
 const NAME = `app.${ZONE}`;
+/** a zone of the same user with a change scheduled to fall due around the failover (docs/changes.md) */
+const SCHEDULED_ZONE = 'scheduled.zk-steering.test';
 /** a check's probes: fall 2 at 1 s, a 500 ms timeout, the 250 ms of the zone's coalescing, and the machine's load */
 const STEERING_BOUND_MS = 8_000;
 
@@ -102,9 +105,11 @@ describe('steering across a kill -9 of the database primary and the standby’s 
 
   it('the prober resumes by itself on the promoted standby: no transition lost, none taken twice', async () => {
     const user = await gql('mutation { createUser(input: {email: "steering@zk-steering.test"}) { id } }');
-    await gql('mutation($u: ID!) { createDomain(input: {userId: $u, zone: "failover.zk-steering.test"}) { id } }', {
-      u: user.createUser.id,
-    });
+    for (const zone of [ZONE, SCHEDULED_ZONE])
+      await gql('mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }', {
+        u: user.createUser.id,
+        z: zone,
+      });
     const check = async (name: string, endpoint: Endpoint) =>
       (
         await gql(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
@@ -163,6 +168,16 @@ describe('steering across a kill -9 of the database primary and the standby’s 
       25,
     );
     await watcher.end();
+    // due 5 s from now: during the outage or just after the promotion, whichever this machine's speed makes it
+    const scheduledAt = Date.now() + 5_000;
+    const scheduled = await gql(
+      `mutation($z: String!, $c: [ZoneChangeInput!]!, $at: DateTimeISO) { proposeZoneChange(zone: $z, changes: $c, at: $at) { id status } }`,
+      {
+        z: SCHEDULED_ZONE,
+        c: [{ kind: 'REPLACE_RRSET', owner: 'later', type: 'A', rdatas: ['192.0.2.77'], ttl: 300 }],
+        at: new Date(scheduledAt).toISOString(),
+      },
+    );
     const killedAt = Date.now();
     cluster.killPrimary();
     // the outage, met by the prober's ticks (claims refused) and by that publication, longer than the failover wait
@@ -175,6 +190,24 @@ describe('steering across a kill -9 of the database primary and the standby’s 
     // the publication that met the outage is made on the new primary, by the prober itself
     const republishedAt = await servedBecomes('B to leave once the standby is promoted', ['192.0.2.3'], STEERING_BOUND_MS + failoverMs);
 
+    // the scheduled change, due during the outage or after it, applied on the new primary and served
+    let scheduledServed = '';
+    await waitUntil(
+      'the change scheduled before the failover to be served',
+      async () => {
+        scheduledServed = await servedA(dnsPort, `later.${SCHEDULED_ZONE}`).then(
+          (answer) => JSON.stringify(answer),
+          (error: Error) => error.message,
+        );
+        return scheduledServed === JSON.stringify(['192.0.2.77']);
+      },
+      Math.max(scheduledAt, promotedAt) + 5_000 - Date.now(),
+      50,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; the primary serves ${scheduledServed}`);
+    });
+    const scheduledLateMs = Date.now() - Math.max(scheduledAt, promotedAt);
+
     // an endpoint killed after the promotion: its pool is empty, the backup is served
     await c.stop();
     const cKilledAt = Date.now();
@@ -185,7 +218,7 @@ describe('steering across a kill -9 of the database primary and the standby’s 
     const aBackAt = Date.now();
     const aServedAt = await servedBecomes('A to be served again', ['192.0.2.1'], STEERING_BOUND_MS + failoverMs);
     process.stdout.write(
-      `steering failover: primary killed, standby promoted ${failoverMs} ms later; the waiting publication made ${republishedAt - promotedAt} ms after the promotion; C out ${cGoneAt - cKilledAt} ms after its kill, A back ${aServedAt - aBackAt} ms after its start\n`,
+      `steering failover: primary killed, standby promoted ${failoverMs} ms later; the waiting publication made ${republishedAt - promotedAt} ms after the promotion; C out ${cGoneAt - cKilledAt} ms after its kill, A back ${aServedAt - aBackAt} ms after its start; the scheduled change served ${scheduledLateMs} ms after its time or the promotion, whichever was later\n`,
     );
 
     // every transition once: the events and steering's journal rows, read on the new primary
@@ -217,6 +250,17 @@ describe('steering across a kill -9 of the database primary and the standby’s 
       'zk_steering_failover',
     );
     for (let i = 1; i < chain.length; i++) expect(Number(chain[i].serial_before)).toBe(Number(chain[i - 1].serial_after));
+    // the scheduled change applied once: one change of its zone, one `change.applied`, its request applied
+    const applied = await cluster.sql(
+      node,
+      [
+        `select (select count(*)::int from changes where zone = '${SCHEDULED_ZONE}' and serial_before is not null) as changes,
+                (select count(*)::int from events where type = 'change.applied' and zone = '${SCHEDULED_ZONE}') as events,
+                (select status from change_requests where id = ${Number(scheduled.proposeZoneChange.id)}) as status`,
+      ],
+      'zk_steering_failover',
+    );
+    expect(applied).toEqual([{ changes: 1, events: 1, status: 'applied' }]);
     // the checks' states moved once each: A down (its first decision, no transition) and up, B and C down
     const states = await cluster.sql(
       node,
