@@ -104,7 +104,7 @@ async function measured(machine, part) {
 /** the line that says when a part ran, on which commit, and how busy the host was */
 function measuredLine(run, nproc) {
   const load = (l) => l.map((v) => v.toFixed(1)).join(' / ');
-  return `_Measured ${run.started.at} (commit ${run.commit.slice(0, 12)}), ${Math.round(run.seconds)} s; load average (1 / 5 / 15 min) ${load(run.started.load)} at the start, ${load(run.load)} at the end, on ${nproc} cores: ${run.started.load[0] > nproc || run.load[0] > nproc ? 'a busy host (other runs beside), so these figures are longer than a quiet host gives' : 'a quiet host'}._`;
+  return `_Measured ${run.started.at} (commit ${run.commit.slice(0, 12)}), ${Math.round(run.seconds)} s; load average (1 / 5 / 15 min) ${load(run.started.load)} at the start, ${load(run.load)} at the end, on ${nproc} cores: ${run.started.load[0] > nproc || run.load[0] > nproc ? 'a busy host (other runs beside), so its times may be longer than a quiet host gives' : 'a quiet host'}._`;
 }
 
 /** the sections of the results file as the last runs wrote them, for the parts this run leaves out */
