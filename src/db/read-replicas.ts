@@ -189,12 +189,12 @@ class Standby {
         // a standby's read that fails is not waited for here: the primary answers it (StandbyDatabase)
         failoverWaitMs: 0,
         standby: {
-        failed: (error) => {
-          // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary
-          // (docs/deployment.md, «Reading from standbys») misses it
-          if ((error as { code?: unknown })?.code === '25006')
-            logger.error({ err: error }, `a read that writes was sent to standby ${this.name}: it belongs on the primary`);
-          else if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
+          failed: (error) => {
+            // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary
+            // (docs/deployment.md, «Reading from standbys») misses it
+            if ((error as { code?: unknown })?.code === '25006')
+              logger.error({ err: error }, `a read that writes was sent to standby ${this.name}: it belongs on the primary`);
+            else if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
           },
           reached: () => undefined,
         },
