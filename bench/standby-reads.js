@@ -14,10 +14,18 @@
 //    (test/integration/read-replicas-processes.test.ts: processes A and B, 200 ms apply delay) with 10,000
 //    write-on-A, read-on-B pairs sending the token (STANDBY_PAIRS=10000), its figures taken from its output.
 //    `BENCH_SKIP_PAIRS=1` leaves it out.
+// 3. What reading your own writes adds to a read: the same scenario one pair at a time (STANDBY_AT_ONCE=1,
+//    BENCH_ADDED_PAIRS pairs, 300 by default), so that a read comes right after its write and its time is its own,
+//    not its turn among twenty: the read sending the token, less the same read again at once without it (the
+//    standby has the write by then), p50 and p95 against the standby's lag (its 200 ms apply delay); the
+//    requirement is p95 ≤ the lag + 30 ms. `BENCH_SKIP_ADDED=1` leaves it out.
 //
-// Written to bench/RESULTS-standby-reads.md with the machine and the date.
+// `BENCH_SKIP_OFFLOAD=1` leaves part 1 out. A part left out keeps its section of the results as the last run that
+// measured it wrote it. Written to bench/RESULTS-standby-reads.md with the machine, and each part with its date,
+// commit and the host's load average at its start and end (this machine is shared: other runs beside).
 require('@swc-node/register');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { parse, print, visit } = require('graphql');
@@ -33,6 +41,13 @@ const LANES = 8;
 const CONSOLE_PAGES = process.env.BENCH_QUICK ? 100 : 500;
 const PLANS = process.env.BENCH_QUICK ? 2 : 20;
 const TMP = path.join(__dirname, '.tmp');
+const RESULTS = path.join(__dirname, 'RESULTS-standby-reads.md');
+const ADDED_PAIRS = Number(process.env.BENCH_ADDED_PAIRS ?? 300);
+const SECTIONS = {
+  offload: '## What a standby takes off the primary',
+  pairs: '## Read-your-writes across two processes, 10,000 pairs',
+  added: '## What reading your own writes adds to a read, one pair at a time',
+};
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 /** one operation of the console's document, with the fragments it uses (and theirs) */
@@ -72,9 +87,41 @@ function clusterCpu(postmasterPid) {
 async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const machine = machineInfo(ROOT);
-  const offload = await measureOffload();
-  const pairs = process.env.BENCH_SKIP_PAIRS ? undefined : runPairs();
-  writeResults(machine, offload, pairs);
+  const offload = process.env.BENCH_SKIP_OFFLOAD ? undefined : await measured(machine, measureOffload);
+  const pairs = process.env.BENCH_SKIP_PAIRS ? undefined : await measured(machine, () => runPairs({ pairs: 10_000 }));
+  const added = process.env.BENCH_SKIP_ADDED ? undefined : await measured(machine, () => runPairs({ pairs: ADDED_PAIRS, atOnce: 1 }));
+  writeResults(machine, { offload, pairs, added });
+}
+
+/** a part's result with when it ran and the host's load around it */
+async function measured(machine, part) {
+  const started = { at: new Date().toISOString(), load: os.loadavg() };
+  const t0 = performance.now();
+  const result = await part();
+  return { result, started, seconds: (performance.now() - t0) / 1000, load: os.loadavg(), commit: machine.commit };
+}
+
+/** the line that says when a part ran, on which commit, and how busy the host was */
+function measuredLine(run, nproc) {
+  const load = (l) => l.map((v) => v.toFixed(1)).join(' / ');
+  return `_Measured ${run.started.at} (commit ${run.commit.slice(0, 12)}), ${Math.round(run.seconds)} s; load average (1 / 5 / 15 min) ${load(run.started.load)} at the start, ${load(run.load)} at the end, on ${nproc} cores: ${run.started.load[0] > nproc || run.load[0] > nproc ? 'a busy host (other runs beside), so its times may be longer than a quiet host gives' : 'a quiet host'}._`;
+}
+
+/** the sections of the results file as the last runs wrote them, for the parts this run leaves out */
+function previousSections() {
+  if (!fs.existsSync(RESULTS)) return new Map();
+  const text = fs.readFileSync(RESULTS, 'utf8');
+  // a file written before each part had its own line: its header's date and commit stand for every part
+  const date = (text.match(/^Date: (\S+?)\.?\s/m) || [])[1];
+  const commit = (text.match(/Commit: ([0-9a-f]+)/) || [])[1];
+  const sections = new Map();
+  for (const part of text.split(/^(?=## )/m).slice(1)) {
+    const [heading, ...body] = part.trimEnd().split('\n');
+    let kept = body.join('\n').trim();
+    if (!kept.includes('_Measured ') && date) kept = `_Measured ${date} (commit ${commit}); load average not recorded._\n\n${kept}`;
+    sections.set(heading, kept);
+  }
+  return sections;
 }
 
 async function measureOffload() {
@@ -188,9 +235,9 @@ async function measureOffload() {
   }
 }
 
-/** the integration test's scenario at 10,000 pairs; its figures line */
-function runPairs() {
-  log('10,000 write-on-A, read-on-B pairs (the integration test at full size)');
+/** the integration test's scenario: `pairs` pairs, `atOnce` at a time (20 unless told); its figures line */
+function runPairs({ pairs, atOnce }) {
+  log(`${pairs} write-on-A, read-on-B pairs, ${atOnce ?? 20} at a time (the integration test's scenario)`);
   const run = spawnSync(
     process.execPath,
     [
@@ -204,7 +251,8 @@ function runPairs() {
       encoding: 'utf8',
       env: {
         ...process.env,
-        STANDBY_PAIRS: '10000',
+        STANDBY_PAIRS: String(pairs),
+        ...(atOnce ? { STANDBY_AT_ONCE: String(atOnce) } : {}),
         TEST_DATABASE_ADMIN_URL: process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
       },
       maxBuffer: 64 * 1024 * 1024,
@@ -227,51 +275,81 @@ function runPairs() {
   };
 }
 
-function writeResults(machine, offload, pairs) {
-  const rows = [];
-  for (const label of [...new Set(offload.map((r) => r.label))]) {
-    const alone = offload.find((r) => r.label === label && !r.withStandby);
-    const shared = offload.find((r) => r.label === label && r.withStandby);
-    const share = (a, b) => (a ? `${Math.round((100 * (a - b)) / a)} %` : '–');
-    rows.push(
-      `| ${label} | primary alone | ${alone.seconds.toFixed(1)} | ${alone.primary.xacts} | ${alone.primary.rows} | ${alone.primary.cpu.toFixed(2)} | – | – |`,
-      `| | with the standby | ${shared.seconds.toFixed(1)} | ${shared.primary.xacts} (${share(alone.primary.xacts, shared.primary.xacts)} off) | ${shared.primary.rows} (${share(alone.primary.rows, shared.primary.rows)} off) | ${shared.primary.cpu.toFixed(2)} (${share(alone.primary.cpu, shared.primary.cpu)} off) | ${shared.standby.xacts} | ${shared.standby.cpu.toFixed(2)} |`,
-    );
-  }
-  const f = pairs?.figures;
-  const pairsText = !pairs
-    ? 'Not run (`BENCH_SKIP_PAIRS=1`).'
-    : f
-      ? `${f.pairs} pairs, **${f.stale} stale** (${pairs.passed ? 'the test passed' : `the test FAILED: ${pairs.failure.join(' / ')}`}). What waiting for the standby
-added to a read, as B measured it (zonekeeper_replica_token_wait_seconds): p95 at most ${f.waitP95AtMostSeconds} s, ${(100 * f.waitWithinLagAnd30ms).toFixed(1)} % of
-the reads within the lag and 30 ms (0.23 s); as the client measured it (the read, less the same read again right after): p50
-${f.addedP50} ms, p95 ${f.addedP95} ms, max ${f.addedMax} ms. A read's time: p50 ${f.readP50} ms, p95 ${f.readP95} ms (a plain read: p50
-${f.plainReadP50} ms). Reads the primary answered after REPLICA_WAIT_MS: ${f.toPrimary}.`
-      : `No figures: the test did not get to print them (${pairs.failure?.join(' / ')}).`;
-  fs.writeFileSync(
-    path.join(__dirname, 'RESULTS-standby-reads.md'),
-    `# Reading from standbys (\`npm run bench:standby-reads\`)
+function writeResults(machine, runs) {
+  const previous = previousSections();
+  const section = (key, body) => {
+    const run = runs[key];
+    if (run) return `${SECTIONS[key]}\n\n${measuredLine(run, machine.nproc)}\n\n${body(run.result)}\n`;
+    const kept = previous.get(SECTIONS[key]);
+    return `${SECTIONS[key]}\n\n${kept ?? 'Not measured yet.'}\n`;
+  };
 
-Machine: ${machine.cpuModel}, ${machine.nproc} cores, ${machine.memoryGiB.toFixed(1)} GiB, Linux ${machine.kernel}, Node ${machine.node}.
-Date: ${machine.date}. Commit: ${machine.commit.slice(0, 12)}.${process.env.BENCH_QUICK ? ' **BENCH_QUICK: short runs, not for comparison.**' : ''}
-
-## What a standby takes off the primary
-
-Debian's PostgreSQL 15, a primary and an asynchronous streaming standby on loopback; ${ZONES} zones of ${RECORDS} records; ${LANES} clients at
+  const offloadText = (offload) => {
+    const rows = [];
+    for (const label of [...new Set(offload.map((r) => r.label))]) {
+      const alone = offload.find((r) => r.label === label && !r.withStandby);
+      const shared = offload.find((r) => r.label === label && r.withStandby);
+      const share = (a, b) => (a ? `${Math.round((100 * (a - b)) / a)} %` : '–');
+      rows.push(
+        `| ${label} | primary alone | ${alone.seconds.toFixed(1)} | ${alone.primary.xacts} | ${alone.primary.rows} | ${alone.primary.cpu.toFixed(2)} | – | – |`,
+        `| | with the standby | ${shared.seconds.toFixed(1)} | ${shared.primary.xacts} (${share(alone.primary.xacts, shared.primary.xacts)} off) | ${shared.primary.rows} (${share(alone.primary.rows, shared.primary.rows)} off) | ${shared.primary.cpu.toFixed(2)} (${share(alone.primary.cpu, shared.primary.cpu)} off) | ${shared.standby.xacts} | ${shared.standby.cpu.toFixed(2)} |`,
+      );
+    }
+    return `Debian's PostgreSQL 15, a primary and an asynchronous streaming standby on loopback; ${ZONES} zones of ${RECORDS} records; ${LANES} clients at
 once. The same reads on the service with the primary alone, then with \`DATABASE_REPLICA_URL\` naming the standby (no
 Consistency-Token sent: every read may go to the standby). Transactions: \`pg_stat_database.xact_commit\` of the
 service's database; rows: \`tup_returned + tup_fetched\`; CPU: the cluster's postmaster and its children, user + system.
 What stays on the primary with the standby is each request's authentication (the key or session, and its rate),
-which the primary keeps for every request (docs/deployment.md).
+which the primary keeps for every request (docs/deployment.md).${process.env.BENCH_QUICK ? ' **BENCH_QUICK: short runs, not for comparison.**' : ''}
 
 | reads | service | seconds | primary transactions | primary rows read | primary CPU s | standby transactions | standby CPU s |
 | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-${rows.join('\n')}
+${rows.join('\n')}`;
+  };
 
-## Read-your-writes across two processes, 10,000 pairs
+  const failed = (pairs) => (pairs.passed ? 'the test passed' : `the test FAILED: ${pairs.failure.join(' / ')}`);
+  const pairsText = (pairs) => {
+    const f = pairs.figures;
+    if (!f) return `No figures: the test did not get to print them (${pairs.failure?.join(' / ')}).`;
+    return `${f.pairs} pairs, 20 at a time, **${f.stale} stale** (${failed(pairs)}). What waiting for the standby
+added to a read, as B measured it (zonekeeper_replica_token_wait_seconds): p95 at most ${f.waitP95AtMostSeconds} s, ${(100 * f.waitWithinLagAnd30ms).toFixed(1)} % of
+the reads within the lag and 30 ms (0.23 s); as the client measured it (the read, less the same read again right after): p50
+${f.addedP50} ms, p95 ${f.addedP95} ms, max ${f.addedMax} ms. A read's time: p50 ${f.readP50} ms, p95 ${f.readP95} ms (a plain read: p50
+${f.plainReadP50} ms). Reads the primary answered after REPLICA_WAIT_MS: ${f.toPrimary}.`;
+  };
 
-${pairsText}
-`,
+  const addedText = (pairs) => {
+    const f = pairs.figures;
+    if (!f) return `No figures: the test did not get to print them (${pairs.failure?.join(' / ')}).`;
+    const bound = f.applyDelayMs + 30;
+    return `The integration test's scenario (processes A and B, the standby applying each commit ${f.applyDelayMs} ms after the primary
+made it) with ${f.pairs} pairs one at a time: each read sends its write's token to B right after the write's answer,
+and is read once more at once without it (the standby has the write by then, so that read is a plain one). ${f.stale} stale
+(${failed(pairs)}).
+
+| what the wait added to a read | p50 | p95 | max |
+| --- | ---: | ---: | ---: |
+| as the client measured it: the read with the token, less the same read again | ${f.addedP50} ms | **${f.addedP95} ms** | ${f.addedMax} ms |
+
+The lag is the standby's apply delay, ${f.applyDelayMs} ms; the requirement is p95 ≤ the lag + 30 ms = ${bound} ms: **${f.addedP95 <= bound ? 'met' : 'not met'}**
+(p95 ${f.addedP95} ms). The read comes a few ms after the commit, so what it waits is the delay less that, and one
+5 ms poll of the standby's replay at most more. As B measured it (zonekeeper_replica_token_wait_seconds, by its
+buckets): p95 at most ${f.waitP95AtMostSeconds} s, ${(100 * f.waitWithinLagAnd30ms).toFixed(1)} % of the waits within ${bound / 1000} s. A read with the token:
+p50 ${f.readP50} ms, p95 ${f.readP95} ms; the same read without it: p50 ${f.plainReadP50} ms. Reads the primary answered after
+REPLICA_WAIT_MS: ${f.toPrimary}.`;
+  };
+
+  fs.writeFileSync(
+    RESULTS,
+    `# Reading from standbys (\`npm run bench:standby-reads\`)
+
+Machine: ${machine.cpuModel}, ${machine.nproc} cores, ${machine.memoryGiB.toFixed(1)} GiB, Linux ${machine.kernel}, Node ${machine.node}.
+Each part below says when it ran and how busy the host was; a part a run left out (\`BENCH_SKIP_OFFLOAD\`,
+\`BENCH_SKIP_PAIRS\`, \`BENCH_SKIP_ADDED\`) keeps what the last run that measured it wrote.
+
+${section('offload', offloadText)}
+${section('pairs', pairsText)}
+${section('added', addedText)}`,
   );
   log('written bench/RESULTS-standby-reads.md');
 }

@@ -228,7 +228,8 @@ export const steeringChanges = new Counter({
 /**
  * Reads that may lag (db/read-replicas.ts): those a standby served, and those the primary served instead, by
  * why (no_standby: none reachable and within REPLICA_MAX_LAG_MS; token_wait: none replayed a Consistency-Token
- * within REPLICA_WAIT_MS; token_invalid: the token was no WAL position).
+ * within REPLICA_WAIT_MS; token_invalid: the token was no WAL position; standby_failed: the standby chosen could not
+ * answer, gone under the read or cancelling it in a conflict with its replay).
  */
 export const standbyReads = new Counter({
   name: 'zonekeeper_replica_reads_total',
@@ -237,7 +238,7 @@ export const standbyReads = new Counter({
 });
 export const replicaFallbackReads = new Counter({
   name: 'zonekeeper_replica_fallback_reads_total',
-  help: 'Reads that may lag served by the primary instead of a standby, by reason (no_standby, token_wait, token_invalid)',
+  help: 'Reads that may lag served by the primary instead of a standby, by reason (no_standby, token_wait, token_invalid, standby_failed)',
   labelNames: ['reason'] as const,
   registers: [metrics],
 });
@@ -263,7 +264,7 @@ const standbyLag = new Gauge({
 });
 const standbyServing = new Gauge({
   name: 'zonekeeper_replica_serving',
-  help: 'Whether a standby serves reads: 1 yes, 0 no (unreachable, further behind than REPLICA_MAX_LAG_MS, or not in recovery)',
+  help: 'Whether a standby serves reads: 1 yes, 0 no (unreachable, further behind than REPLICA_MAX_LAG_MS, not in recovery, or the primary itself)',
   labelNames: ['standby'] as const,
   registers: [metrics],
 });

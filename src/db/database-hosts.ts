@@ -198,6 +198,15 @@ export class DatabaseHosts {
     for (const listener of this.lossListeners) listener();
   }
 
+  /**
+   * The connections made so far are not lent again (pool.ts drops them when next lent): the next ones connect
+   * anew, and a host name is resolved anew with them. A standby's pool (db/read-replicas.ts) is renewed when the
+   * standby stops serving, so that a name a failover manager moves to another node is followed.
+   */
+  renew(): void {
+    this.generation++;
+  }
+
   /** calls `listener` at each loss (the LISTEN connection moves with the pool); returns the stop */
   onLoss(listener: () => void): () => void {
     this.lossListeners.add(listener);
@@ -299,8 +308,8 @@ export function hostedClientClass(hosts: DatabaseHosts): new (config?: ClientCon
     }
 
     private async connectToPrimary(): Promise<Client> {
+      this.generation = hosts.generation;
       if (!hosts.fixed) {
-        this.generation = hosts.generation;
         const target = await hosts.primary();
         this.host = target.host;
         this.port = target.port;

@@ -266,7 +266,8 @@ export class Database implements Sql {
         markRetry(error, isDatabaseUnavailable(error));
         throw error;
       }
-      if (generationOf(client) === this.hosts.generation || this.hosts.fixed) return client;
+      // one fixed host keeps its generation until its pool is renewed (DatabaseHosts.renew)
+      if (generationOf(client) === this.hosts.generation) return client;
       client.release(true);
     }
   }

@@ -1,8 +1,9 @@
 import { logger } from '../logger';
+import type { QueryResultRow } from 'pg';
 import { observeStandbys, replicaFallbackReads, replicaTokenWait, standbyReads } from '../metrics';
 import { isDatabaseUnavailable } from './availability';
 import { parseDatabaseUrl } from './database-hosts';
-import { Database } from './pool';
+import { Database, DatabaseOptions, Isolation, RowOptions, Sql } from './pool';
 
 /**
  * Reads that may lag, served by streaming standbys (DATABASE_REPLICA_URL), without a client ever reading older
@@ -21,8 +22,15 @@ import { Database } from './pool';
  *   commit to replay) and would skip a standby that is perfectly current; and rather than by bytes of WAL,
  *   which say nothing of time, the unit REPLICA_MAX_LAG_MS is written in.
  * - A standby further behind than REPLICA_MAX_LAG_MS, unreachable, or no longer in recovery (promoted: its
- *   history may have parted from the primary's) is skipped until a check finds it fit again; reads then go to the
- *   primary, and `zonekeeper_replica_fallback_reads_total` counts them.
+ *   history may have parted from the primary's, or it is the primary now) is skipped until a check finds it fit
+ *   again; reads then go to the primary, and `zonekeeper_replica_fallback_reads_total` counts them.
+ * - A read a standby could not answer (it went away under the read, or cancelled it in a conflict with its
+ *   replay) runs again on the primary: a read writes nothing, so running it twice is harmless, and a standby
+ *   stopped or failed over costs no request an error.
+ * - The roles may change under the service (a failover): each check asks every standby whether it is in
+ *   recovery, so naming every node of the cluster in DATABASE_REPLICA_URL lets whichever follows serve reads
+ *   and skips whichever is the primary. The URL is the process's environment, read at start; a host name in it
+ *   is resolved anew at each connection, and a standby that stops serving has its connections renewed.
  */
 
 /** the response header of a write's WAL position, and the request header that sends it back (every edge's) */
@@ -43,7 +51,12 @@ const MONITOR_INTERVAL_MS = 250;
 /** how often a standby's replay is asked while reads wait for a token: one statement for all of them */
 const WAIT_POLL_MS = 5;
 
-export type StandbyState = 'streaming' | 'lagging' | 'unreachable' | 'not_in_recovery';
+/**
+ * `primary`: not in recovery, and the very server the service writes to (a node named in both URLs, or a standby
+ * promoted by a failover): its reads are the primary's anyway. `not_in_recovery`: not in recovery, and another
+ * server than the primary (promoted while the service writes elsewhere: its history has parted).
+ */
+export type StandbyState = 'streaming' | 'lagging' | 'unreachable' | 'not_in_recovery' | 'primary';
 
 /** one standby as /ready and /metrics show it */
 export interface StandbyStatus {
@@ -53,8 +66,11 @@ export interface StandbyStatus {
   lagSeconds: number | null;
 }
 
-/** why a read that may lag went to the primary */
-export type FallbackReason = 'no_standby' | 'token_wait' | 'token_invalid';
+/**
+ * why a read that may lag went to the primary; `standby_failed`: a standby was chosen, but could not answer (it
+ * went away under the read, or cancelled it in a conflict with its replay), and the primary answered instead
+ */
+export type FallbackReason = 'no_standby' | 'token_wait' | 'token_invalid' | 'standby_failed';
 
 interface Waiter {
   position: bigint;
@@ -64,13 +80,93 @@ interface Waiter {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
+/**
+ * Whether a read that failed on a standby is the standby's trouble, to be answered by the primary instead: the
+ * standby gone, restarting or refusing connections, or its replay cancelling the read (a recovery conflict:
+ * SQLSTATE 40001, or 40P01 for a lock its replay needs; a read-only session on a hot standby meets neither
+ * otherwise, SERIALIZABLE being refused there). Not 25006, a write sent to a standby: the standby refused it, the
+ * route is wrong, and it is left to fail and be logged (the list of what stays on the primary misses it).
+ */
+function standbyFailed(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === '25006') return false;
+  return code === '40001' || code === '40P01' || isDatabaseUnavailable(error);
+}
+
+/**
+ * A standby's database as reads are given it: a unit of work that fails there for the standby's trouble
+ * (standbyFailed) runs again on the primary. A read on a standby writes nothing (the standby refuses every write),
+ * so running it again cannot do anything twice. A paged export runs again only before its first page: once pages
+ * are sent, it fails as it did.
+ */
+class StandbyDatabase extends Database {
+  constructor(
+    options: DatabaseOptions,
+    /** the primary, once the failure is counted and noted; throws `error` when it is no standby's trouble */
+    private readonly instead: (error: unknown) => Database,
+  ) {
+    super(options);
+  }
+
+  /** a statement on the standby itself, never answered by the primary instead: the standby's own checks */
+  onStandby<T extends QueryResultRow>(text: string): Promise<T[]> {
+    return super.rows<T>(text);
+  }
+
+  override async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
+    try {
+      return await super.rows<T>(text, params, options);
+    } catch (error) {
+      return this.instead(error).rows<T>(text, params, options);
+    }
+  }
+
+  override async affected(text: string, params: unknown[] = []): Promise<number> {
+    try {
+      return await super.affected(text, params);
+    } catch (error) {
+      return this.instead(error).affected(text, params);
+    }
+  }
+
+  override async connection<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    try {
+      return await super.connection(work);
+    } catch (error) {
+      return this.instead(error).connection(work);
+    }
+  }
+
+  override async transaction<T>(work: (sql: Sql) => Promise<T>, isolation?: Isolation): Promise<T> {
+    try {
+      return await super.transaction(work, isolation);
+    } catch (error) {
+      return this.instead(error).transaction(work, isolation);
+    }
+  }
+
+  override async *cursorPages<R>(query: string, pageSize: number): AsyncGenerator<R[]> {
+    let sent = false;
+    try {
+      for await (const page of super.cursorPages<R>(query, pageSize)) {
+        sent = true;
+        yield page;
+      }
+      return;
+    } catch (error) {
+      if (sent) throw error;
+      yield* this.instead(error).cursorPages<R>(query, pageSize);
+    }
+  }
+}
+
 class Standby {
   /** unknown until its first check: no read goes to it before */
   state: StandbyState = 'unreachable';
   lagMs: number | undefined;
   /** the furthest replay position seen; replay only moves forward on one timeline */
   replayed = 0n;
-  readonly db: Database;
+  readonly db: StandbyDatabase;
   private waiters: Waiter[] = [];
   private polling = false;
 
@@ -78,23 +174,33 @@ class Standby {
     readonly name: string,
     url: string,
     poolSize: number,
+    primary: Database,
   ) {
-    this.db = new Database({
-      connectionString: url,
-      poolSize,
-      // a standby's read that fails is not run again here: the next read goes elsewhere
-      failoverWaitMs: 0,
-      standby: {
-        failed: (error) => {
-          // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary
-          // (docs/deployment.md, «Reading from standbys») misses it
-          if ((error as { code?: unknown })?.code === '25006')
-            logger.error({ err: error }, `a read that writes was sent to standby ${this.name}: it belongs on the primary`);
-          else if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
+    const instead = (error: unknown): Database => {
+      if (!standbyFailed(error)) throw error;
+      replicaFallbackReads.inc({ reason: 'standby_failed' });
+      if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
+      return primary;
+    };
+    this.db = new StandbyDatabase(
+      {
+        connectionString: url,
+        poolSize,
+        // a standby's read that fails is not waited for here: the primary answers it (StandbyDatabase)
+        failoverWaitMs: 0,
+        standby: {
+          failed: (error) => {
+            // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary
+            // (docs/deployment.md, «Reading from standbys») misses it
+            if ((error as { code?: unknown })?.code === '25006')
+              logger.error({ err: error }, `a read that writes was sent to standby ${this.name}: it belongs on the primary`);
+            else if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
+          },
+          reached: () => undefined,
         },
-        reached: () => undefined,
       },
-    });
+      instead,
+    );
   }
 
   get usable(): boolean {
@@ -111,18 +217,26 @@ class Standby {
     const was = this.state;
     this.state = state;
     if (state === 'streaming') logger.info(`standby ${this.name} serves reads again (was ${was})`);
+    else if (state === 'primary') logger.info(`standby ${this.name} is the primary now: it serves no read as a standby`);
     else if (was === 'streaming') logger.warn(`standby ${this.name} ${state}${why ? ` (${why})` : ''}: its reads go to the primary`);
-    if (state === 'unreachable' || state === 'not_in_recovery') this.release();
+    if (state === 'unreachable' || state === 'not_in_recovery' || state === 'primary') {
+      this.release();
+      // what comes back may be another server, or this one on another timeline (rewound, rebuilt from a new
+      // primary, or behind a name a failover manager moved): its position is learnt again, never carried over,
+      // and its connections are made anew (the name resolved again)
+      this.replayed = 0n;
+      this.db.hosts.renew();
+    }
   }
 
-  /** its replay position now, or a failure that marks it unreachable */
-  async replayPosition(): Promise<{ position: bigint | undefined; recovery: boolean }> {
-    const [row] = await this.db.rows<{ lsn: string | null; recovery: boolean }>(
-      'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as recovery',
+  /** its replay position now (and when its server started), or a failure that marks it unreachable */
+  async replayPosition(): Promise<{ position: bigint | undefined; recovery: boolean; started: string }> {
+    const [row] = await this.db.onStandby<{ lsn: string | null; recovery: boolean; started: string }>(
+      'select pg_last_wal_replay_lsn()::text as lsn, pg_is_in_recovery() as recovery, pg_postmaster_start_time()::text as started',
     );
     const position = parseLsn(row.lsn);
     if (position !== undefined && position > this.replayed) this.replayed = position;
-    return { position, recovery: row.recovery };
+    return { position, recovery: row.recovery, started: row.started };
   }
 
   /** whether it replays past `position` within `waitMs`; the waiters of one standby share its polls */
@@ -192,6 +306,11 @@ export class ReadReplicas {
   private readonly standbys: Standby[];
   /** the primary's WAL position at each check, the newest last, as old as REPLICA_MAX_LAG_MS and one more */
   private samples: { at: number; position: bigint }[] = [];
+  /**
+   * when the primary's server started (pg_postmaster_start_time(), to the microsecond), as the last check found
+   * it: a standby not in recovery that started at that very moment is that server
+   */
+  private primaryStarted?: string;
   private timer?: NodeJS.Timeout;
   private closed = false;
   private next = 0;
@@ -207,6 +326,7 @@ export class ReadReplicas {
           target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`,
           target.url,
           options.poolSize,
+          primary,
         ),
     );
     this.stopObserving = observeStandbys(() => this.status());
@@ -279,7 +399,12 @@ export class ReadReplicas {
   private async check(): Promise<void> {
     try {
       // the availability probe's way: what the primary says now, without waiting for one during a failover
-      const [{ lsn }] = await this.primary.rows<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn', [], { failoverWait: false });
+      const [{ lsn, started }] = await this.primary.rows<{ lsn: string; started: string }>(
+        'select pg_current_wal_lsn()::text as lsn, pg_postmaster_start_time()::text as started',
+        [],
+        { failoverWait: false },
+      );
+      this.primaryStarted = started;
       const now = Date.now();
       this.samples.push({ at: now, position: parseLsn(lsn)! });
       const keepFrom = now - this.options.maxLagMs - MONITOR_INTERVAL_MS;
@@ -291,14 +416,14 @@ export class ReadReplicas {
   }
 
   private async checkStandby(standby: Standby): Promise<void> {
-    let replay: { position: bigint | undefined; recovery: boolean };
+    let replay: { position: bigint | undefined; recovery: boolean; started: string };
     try {
       replay = await standby.replayPosition();
     } catch (error) {
       standby.noteState('unreachable', (error as Error)?.message);
       return;
     }
-    if (!replay.recovery) return standby.noteState('not_in_recovery');
+    if (!replay.recovery) return standby.noteState(replay.started === this.primaryStarted ? 'primary' : 'not_in_recovery');
     const now = Date.now();
     let newestReplayed: { at: number } | undefined;
     for (const sample of this.samples) if (sample.position <= standby.replayed) newestReplayed = sample;

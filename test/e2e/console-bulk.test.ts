@@ -4,11 +4,16 @@
  * grouped by name and type) get a new TTL together, each as ONE change set (one applyZoneChanges: one serial
  * step, one entry in the zone's history, holding exactly those records); the SOA is never offered for either.
  * What the page shows is checked against what the API answers; axe-core on the new screens.
+ *
+ * The service names its own database as its standby (DATABASE_REPLICA_URL): every write's answer then carries its
+ * Consistency-Token (docs/deployment.md, «Reading from standbys»), while the database, being the primary itself,
+ * serves no read as a standby, so every read stays where it was. What the console does with the token is seen
+ * from the browser: the request that follows a save sends back the token the save's answer carried.
  */
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request, Response } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
 import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
 import { signIn } from '../support/people';
@@ -59,7 +64,7 @@ const lines = (list: Change['added']) =>
 
 beforeAll(async () => {
   buildConsole();
-  app = await startTestApp();
+  app = await startTestApp((databaseUrl) => ({ DATABASE_REPLICA_URL: databaseUrl }));
   const origin = app.baseUrl.replace('127.0.0.1', 'localhost');
   const accountId = await createUser(app, ACCOUNT);
   await createZone(app, accountId, ZONE);
@@ -141,4 +146,58 @@ test('RRsets picked in the RRset view get a new TTL in one change set', async ()
   expect(lines(after.newest.added)).toEqual(['a 900 A 192.0.2.2', 'a 900 A 192.0.2.3', 'd 900 A 192.0.2.4']);
   expect(after.records.filter((r) => /^[ad] /.test(r))).toEqual(['a 900 A 192.0.2.2', 'a 900 A 192.0.2.3', 'd 900 A 192.0.2.4']);
   await page.waitForFunction(`[...document.querySelectorAll('[data-testid=rrset]')].some((r) => r.textContent.includes('900'))`);
+}, 45_000);
+
+test("a save's answer carries a Consistency-Token, and the console's next request sends it back", async () => {
+  // the named "standby" is the primary itself: shown as such, serving no read
+  expect((await app.http.get('/ready')).body.standbys).toEqual([expect.objectContaining({ state: 'primary' })]);
+  // what went over the wire, in the order the browser saw it: each request with the token it sent, each answer
+  // with the token it carried
+  const wire: { kind: 'request' | 'answer'; url: string; save: boolean; token: Promise<string | undefined> }[] = [];
+  const isSave = (request: Request) => request.method() === 'POST' && /"query":"\s*mutation/.test(request.postData() ?? '');
+  const onRequest = (request: Request) => {
+    if (!request.url().startsWith(new URL(page.url()).origin) || request.url().includes('/console/')) return;
+    wire.push({
+      kind: 'request',
+      url: request.url(),
+      save: isSave(request),
+      token: request.allHeaders().then((h) => h['consistency-token']),
+    });
+  };
+  const onAnswer = (response: Response) => {
+    if (!isSave(response.request())) return;
+    wire.push({ kind: 'answer', url: response.url(), save: true, token: response.allHeaders().then((h) => h['consistency-token']) });
+  };
+  page.on('request', onRequest);
+  page.on('response', onAnswer);
+  try {
+    // a page loaded afresh: the console holds no token yet, so what its requests send after the save is the save's
+    await page.reload();
+    await page.getByLabel('Show', { exact: true }).selectOption('rrsets');
+    await page.getByRole('checkbox', { name: 'Select the RRset d A' }).check();
+    await page.getByRole('heading', { name: '1 record selected (1 RRset)' }).waitFor();
+    await page.getByLabel('New TTL for their RRsets').fill('3600');
+    await page.getByRole('button', { name: 'Set TTL' }).click();
+    await page.getByRole('status').filter({ hasText: 'Set the TTL of 1 RRset to 3600 in one change set.' }).waitFor();
+    // the table read again after the save
+    await page.waitForFunction(
+      `[...document.querySelectorAll('[data-testid=rrset]')].some((r) => r.textContent.includes('192.0.2.4') && r.textContent.includes('3600'))`,
+    );
+  } finally {
+    page.off('request', onRequest);
+    page.off('response', onAnswer);
+  }
+  const answer = wire.findIndex((entry) => entry.kind === 'answer');
+  expect(answer).toBeGreaterThan(0);
+  const received = await wire[answer].token;
+  expect(received).toMatch(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/);
+  // no request of the page loaded afresh sent one before the save's answer came, the save included
+  const before = await Promise.all(wire.slice(0, answer).map((entry) => entry.token));
+  expect(before.filter((token) => token !== undefined)).toEqual([]);
+  expect(wire.slice(0, answer).some((entry) => entry.save)).toBe(true);
+  // the next request (the table read again), and every one after it, sends back what the save's answer carried
+  const after = wire.slice(answer + 1).filter((entry) => entry.kind === 'request');
+  expect(after.length).toBeGreaterThan(0);
+  expect(after[0].url).toMatch(/\/graphql$/);
+  expect(await Promise.all(after.map((entry) => entry.token))).toEqual(after.map(() => received));
 }, 45_000);

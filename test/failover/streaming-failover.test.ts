@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { RunningService, startService } from '../../src/main';
+import { CREATE_RECORD } from '../support/fixtures';
 import { freePort } from '../support/free-port';
 import { ReplicatedPostgres } from '../support/replicated-postgres';
 import { ADMIN_KEY } from '../support/test-app';
@@ -17,14 +18,49 @@ import { waitUntil } from '../support/wait-for';
  * only while no host is writable, then writes to the new primary by itself; every acknowledged write is there,
  * the zone's serial chain in the journal has no gap, and the outbox drains. The time from the promotion to the
  * first acknowledged write is printed (docs/deployment.md), not asserted.
+ *
+ * Both hosts are named in DATABASE_REPLICA_URL too, as an operator names every node of the cluster there (docs/
+ * deployment.md, «Reading from standbys»): whichever is in recovery serves the reads that may lag, and whichever is
+ * the primary is shown so and serves none as a standby. The roles follow each failover by themselves: reads
+ * sending a write's Consistency-Token back are never stale, before and after.
  */
 describe('failover of a synchronous streaming pair under write load', () => {
   const cluster = new ReplicatedPostgres();
   let service: RunningService;
   let http: ReturnType<typeof request>;
   let updateKey: { name: string; algorithm: 'hmac-sha256'; secret: Buffer };
-  const gql = (query: string, variables?: Record<string, unknown>) =>
-    http.post('/graphql').set('X-API-Key', ADMIN_KEY).set('content-type', 'application/json').send({ query, variables });
+  const gql = (query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    http.post('/graphql').set('X-API-Key', ADMIN_KEY).set('content-type', 'application/json').set(headers).send({ query, variables });
+  /** each node's state as /ready names it (`127.0.0.1:port` → streaming, primary, unreachable…) */
+  const roles = async (): Promise<Record<string, string>> =>
+    Object.fromEntries(
+      ((await http.get('/ready')).body.standbys ?? []).map((s: { standby: string; state: string }) => [s.standby, s.state]),
+    );
+  const rolesNow = () => ({ [`127.0.0.1:${cluster.primary.port}`]: 'primary', [`127.0.0.1:${cluster.standby.port}`]: 'streaming' });
+  const metric = async (series: string) => {
+    const line = (await http.get('/metrics')).text.split('\n').find((row) => row.startsWith(`${series} `));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+  const standbyReads = () => metric('zonekeeper_replica_reads_total');
+  /**
+   * `count` writes, each read back at once sending its Consistency-Token; returns how many reads were stale.
+   * The synchronous standby has each commit flushed, not yet applied: the token is what makes the read wait for it.
+   */
+  const readYourWrites = async (tag: string, count: number): Promise<number> => {
+    let stale = 0;
+    for (let i = 0; i < count; i++) {
+      const owner = `${tag}-${i}`;
+      const written = await gql(CREATE_RECORD, { input: { zone: 'failover.example', owner, type: 'TXT', rdata: `"${owner}"`, ttl: 300 } });
+      expect(written.body.errors).toBeUndefined();
+      const read = await gql(
+        'query($id: ID!) { record(id: $id) { rdata } }',
+        { id: written.body.data.createRecord.id },
+        { 'Consistency-Token': written.headers['consistency-token'] },
+      );
+      if (read.body.data?.record?.rdata !== `"${owner}"`) stale++;
+    }
+    return stale;
+  };
 
   beforeAll(async () => {
     await cluster.init();
@@ -33,6 +69,8 @@ describe('failover of a synchronous streaming pair under write load', () => {
     const settings = loadSettings({
       // the standby first: the search must pass over it to the writable primary
       DATABASE_URL: `postgresql://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/zk_failover?target_session_attrs=read-write`,
+      // the same nodes: the one in recovery serves reads, the primary is known for what it is
+      DATABASE_REPLICA_URL: `postgresql://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/zk_failover`,
       API_KEY: ADMIN_KEY,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -55,7 +93,18 @@ describe('failover of a synchronous streaming pair under write load', () => {
       u: user.body.data.createUser.id,
     });
     updateKey = { name: 'failover-key', algorithm: 'hmac-sha256', secret: Buffer.from(key.body.data.createTsigKey.secret, 'base64') };
+    await waitUntil('the standby to serve reads, the primary known as such', async () => {
+      const now = await roles();
+      return Object.keys(rolesNow()).every((node) => now[node] === rolesNow()[node]);
+    });
   }, 120_000);
+
+  it('both nodes named as standbys: the one in recovery serves the reads that may lag, none stale; the primary is shown as the primary', async () => {
+    expect(await roles()).toEqual(rolesNow());
+    const served = await standbyReads();
+    expect(await readYourWrites('before', 10)).toBe(0);
+    expect(await standbyReads()).toBeGreaterThan(served);
+  });
 
   afterAll(async () => {
     await service?.stop();
@@ -86,6 +135,15 @@ describe('failover of a synchronous streaming pair under write load', () => {
     expect(load.unexpected()).toEqual([]);
     expect(load.refused().filter((key) => !key.startsWith('switch'))).toEqual([]);
     await expectNothingLost((statement) => cluster.sql(cluster.primary, [statement], 'zk_failover'), 'failover.example', load.acknowledged);
+    // the roles swapped by themselves: the promoted node is the primary and serves no read as a standby, the old
+    // primary, following it, serves them; reads sending their token are never stale
+    await waitUntil('the promoted node known as the primary, the old one serving reads', async () => {
+      const now = await roles();
+      return Object.keys(rolesNow()).every((node) => now[node] === rolesNow()[node]);
+    });
+    const served = await standbyReads();
+    expect(await readYourWrites('switched', 10)).toBe(0);
+    expect(await standbyReads()).toBeGreaterThan(served);
   }, 120_000);
 
   it('kill -9 of the primary, the standby promoted: 503 meanwhile, no acknowledged write lost, the serial chain whole', async () => {
@@ -114,6 +172,17 @@ describe('failover of a synchronous streaming pair under write load', () => {
     expect(load.unexpected()).toEqual([]);
     expect((await http.get('/health')).status).toBe(200);
     await expectNothingLost((statement) => cluster.sql(cluster.primary, [statement], 'zk_failover'), 'failover.example', load.acknowledged);
+    // the promoted standby is the primary, and no longer read as a standby; the killed one is away: every read
+    // is the primary's, never stale
+    await waitUntil('the promoted node known as the primary, the killed one away', async () => {
+      const now = await roles();
+      return now[`127.0.0.1:${cluster.primary.port}`] === 'primary' && now[`127.0.0.1:${cluster.standby.port}`] === 'unreachable';
+    });
+    const served = await standbyReads();
+    const fellBack = await metric('zonekeeper_replica_fallback_reads_total{reason="no_standby"}');
+    expect(await readYourWrites('promoted', 10)).toBe(0);
+    expect(await standbyReads()).toBe(served);
+    expect(await metric('zonekeeper_replica_fallback_reads_total{reason="no_standby"}')).toBeGreaterThanOrEqual(fellBack + 10);
   }, 120_000);
 
   it('the primary made read-only with no other writable host: writes answer 503 DATABASE_UNAVAILABLE (SQLSTATE 25006, not 500) after the wait, and one that meets it waits and succeeds once it is writable', async () => {

@@ -15,7 +15,8 @@ import { waitUntil } from '../support/wait-for';
  * applies each commit 200 ms after the primary made it (recovery_min_apply_delay), so that a read which goes to
  * it too early sees the state before the write. A write's Consistency-Token sent back makes its read wait for
  * the standby (or go to the primary): no stale read; the same pairs without it read stale; with the standby
- * stopped, reads go on from the primary, /ready names it unreachable and the fallback counter moves.
+ * stopped, reads under way on it are answered by the primary and later ones go there, /ready names it unreachable
+ * and the fallback counters move.
  */
 describe('reads from a standby never go back in time', () => {
   const cluster = new ReplicatedPostgres({ synchronous: false, applyDelayMs: 200 });
@@ -297,8 +298,28 @@ describe('reads from a standby never go back in time', () => {
     }
   }, 60_000);
 
-  it('the standby stopped: reads go on from the primary (never stale), /ready says so, the fallback counter moves', async () => {
+  it('the standby stopped: reads under way on it are answered by the primary, later ones go there (never stale), /ready says so, the fallback counters move', async () => {
+    // two reads on the standby when it stops, a statement and a snapshot's transaction, each sleeping there (and
+    // not on the primary): the stop ends them, and the primary answers them instead
+    const onStandby = await service.database.replicas!.readDatabase();
+    expect(onStandby).not.toBe(service.database.db);
+    const failedBefore = await fallbacks('standby_failed');
+    const SLEEPING = 'select pg_is_in_recovery() as recovery from pg_sleep(case when pg_is_in_recovery() then 30 else 0 end)';
+    const statement = onStandby.rows<{ recovery: boolean }>(SLEEPING);
+    const transaction = onStandby.transaction((sql) => sql.rows<{ recovery: boolean }>(SLEEPING), 'repeatable read, read only');
+    await waitUntil(
+      'both reads to sleep on the standby',
+      async () =>
+        (
+          await cluster.sql(cluster.standby, [
+            "select count(*)::int as n from pg_stat_activity where query like '%pg_sleep(case%' and state = 'active' and pid <> pg_backend_pid()",
+          ])
+        )[0].n === 2,
+    );
     await cluster.stopStandby();
+    expect(await statement).toEqual([{ recovery: false }]);
+    expect(await transaction).toEqual([{ recovery: false }]);
+    expect(await fallbacks('standby_failed')).toBe(failedBefore + 2);
     await waitUntil('/ready to name the standby unreachable', async () => (await readiness()).standbys[0].state === 'unreachable', 10_000);
     const ready = await readiness();
     expect(ready.status).toBe('ready');

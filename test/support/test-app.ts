@@ -20,8 +20,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real service (HTTP server, migrations, services) on a database of its own, as a user would start it. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * The real service (HTTP server, migrations, services) on a database of its own, as a user would start it. `env`:
+ * settings of its own, or made from the database's URL (a setting that names the database again).
+ */
+export async function startTestApp(env: Record<string, string> | ((databaseUrl: string) => Record<string, string>) = {}): Promise<TestApp> {
   const database = await createTestDatabase({ migrated: true });
   const settings = loadSettings({
     DATABASE_URL: database.url,
@@ -36,7 +39,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     HEALTH_CHECK_INTERVAL: '0',
     // CI runs the e2e suite once more with the fast paths off (FAST_PATHS=off in its environment)
     ...(process.env.FAST_PATHS ? { FAST_PATHS: process.env.FAST_PATHS } : {}),
-    ...env,
+    ...(typeof env === 'function' ? env(database.url) : env),
   });
   const service = await startService(settings);
   const baseUrl = `http://127.0.0.1:${service.httpPort}`;
