@@ -442,11 +442,18 @@ describe('two processes on one primary and one standby: reads never go back in t
                 : `${on.name} ${got.status} ${JSON.stringify(got.body.errors ?? got.body.data)}`,
             );
           } else {
-            const exported = await on.http.get(`/api/domain/export/${zones[2]}`).set('X-API-Key', ADMIN_KEY);
+            // an export streams its pages from one cursor: one under way on the standby when it stops has sent its
+            // first page and is cut (the connection ends before its JSON does), as any stream whose server goes away
+            const exported = await on.http
+              .get(`/api/domain/export/${zones[2]}`)
+              .set('X-API-Key', ADMIN_KEY)
+              .catch((error: Error) => (error.message === 'aborted' ? undefined : Promise.reject(error)));
             answers.push(
-              exported.status === 200 && exported.text.includes(`"${owner}"`)
-                ? 'whole'
-                : `${on.name} ${exported.status} ${exported.text.slice(0, 200)}`,
+              exported === undefined
+                ? 'cut'
+                : exported.status === 200 && exported.text.includes(`"${owner}"`)
+                  ? 'whole'
+                  : `${on.name} ${exported.status} ${exported.text.slice(0, 200)}`,
             );
           }
         }
@@ -499,6 +506,8 @@ describe('two processes on one primary and one standby: reads never go back in t
       await Promise.all(readers);
     }
     expect(answers.length).toBeGreaterThan(40);
-    expect(answers.filter((answer) => answer !== 'whole')).toEqual([]);
+    // every answer whole, but an export cut by the stop: at most one per export reader (4), none after it
+    expect(answers.filter((answer) => answer !== 'whole' && answer !== 'cut')).toEqual([]);
+    expect(answers.filter((answer) => answer === 'cut').length).toBeLessThanOrEqual(4);
   }, 60_000);
 });
