@@ -205,6 +205,7 @@ export class ViewsService {
         const serial = await writeOverlay(sql, {
           domainId: zone.id,
           viewId: view.id,
+          view: view.name,
           owner: owner.name,
           type,
           action: input.action,
