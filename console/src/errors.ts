@@ -5,6 +5,12 @@ export interface FieldProblem {
   code: string;
   message: string;
   current?: number;
+  limit?: number;
+  /** a zone check's finding (docs/changes.md, «Checks on every plan»): how much it weighs, its RRset, its RFC */
+  severity?: 'error' | 'warning';
+  owner?: string;
+  type?: string;
+  rfc?: string;
 }
 
 /** The catalogue's code of the first error (extensions.code, src/errors/catalogue.ts). */

@@ -41,6 +41,8 @@ export const EVENT_TYPES = [
   'health.changed',
   'steering.changed',
   'steering.panic',
+  // a view's overlay of a zone set or cleared (docs/views.md): the operator's
+  'view.changed',
   'webhook.disabled',
   // change requests (docs/changes.md, «Review», «Scheduled changes»)
   'change.proposed',

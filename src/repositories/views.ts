@@ -5,6 +5,7 @@
  */
 import type { Sql } from '../db/pool';
 import { DNSSEC_POLICY_JSON, type DnssecPolicy, policyFromJson } from './dnssec';
+import { insertEventsSql } from './events';
 
 /** a record as the primary serves it (dns-zone-data.ts's `Rr`) */
 export interface Rr {
@@ -157,12 +158,18 @@ export async function viewSerial(sql: Sql, domainId: number, viewId: number): Pr
  * zone, in the caller's transaction: the first overlay of a (zone, view) starts its serial one above the base's
  * (the serial its secondaries hold: they served the base zone until now), and the zone row is marked as having a
  * view's zone (`has_view_zones`: it stays so). RFC 1982 arithmetic.
+ *
+ * The same statement writes the change's `view.changed` event (docs/events.md), so the event exists exactly when
+ * the view's serial moved. It is the operator's event (no user): views and their overlays are the operator's, and
+ * a zone's owner, who may not read them, is not told them by the feed either.
  */
 export async function writeOverlay(
   sql: Sql,
   write: {
     domainId: number;
     viewId: number;
+    /** the view's name, as its event names it */
+    view: string;
     owner: string;
     type: string;
     action?: OverlayAction;
@@ -184,13 +191,21 @@ export async function writeOverlay(
     ]);
   // the zone row says it has a view's zone from now on (a signed zone's change without the lock then waits for it)
   const [row] = await sql.rows<{ serial: string }>(
-    `with marked as (update domains set has_view_zones = true where id = $1 and not has_view_zones)
-     insert into view_serials (domain_id, view_id, serial)
-       select id, $2, (serial + 1) % 4294967296 from domains where id = $1
-       on conflict (domain_id, view_id) do update set serial = (view_serials.serial + 1) % 4294967296
-     returning serial`,
-    [write.domainId, write.viewId],
+    `with marked as (update domains set has_view_zones = true where id = $1 and not has_view_zones),
+          stepped as (insert into view_serials (domain_id, view_id, serial)
+                        select id, $2, (serial + 1) % 4294967296 from domains where id = $1
+                        on conflict (domain_id, view_id) do update set serial = (view_serials.serial + 1) % 4294967296
+                      returning serial),
+          event as (${insertEventsSql(
+            `select 'view.changed', d.id, d.name, null, null,
+                    jsonb_build_object('zone', d.name, 'view', $3::text, 'owner', $4::text, 'type', $5::text,
+                                       'action', $6::text, 'serial', s.serial, 'records', $7::jsonb)
+               from domains d, stepped s where d.id = $1`,
+          )})
+     select serial from stepped`,
+    [write.domainId, write.viewId, write.view, write.owner, write.type, write.action ?? 'clear', JSON.stringify(write.records)],
   );
+  sql.journalWritten();
   return Number(row.serial);
 }
 

@@ -1,5 +1,6 @@
 import type { FieldSpec, RouteSpec } from './route-spec';
 import { STEERING_SCHEMAS } from './steering-routes';
+import { VIEW_SCHEMAS } from './views-routes';
 import { CHANGE_REQUEST_SCHEMAS } from './change-requests-routes';
 import { MAX_HEADER_WARNINGS, WARNINGS_HEADER } from './warnings-header';
 
@@ -158,6 +159,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
       { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE (RFC 2136) on the primary' },
       { name: 'dnssec', description: 'Signing zones (DNSSEC, RFC 4033–4035): keys, DS for the parent' },
       { name: 'steering', description: 'Health-checked failover (docs/steering.md): steered RRsets, their pools and members’ live state' },
+      {
+        name: 'views',
+        description: 'Split horizon (docs/views.md): a zone’s overlays per view, and the zone as each view serves it (admin key only)',
+      },
       { name: 'audit', description: 'The audit log (admin key only)' },
       { name: 'events', description: 'Events out: the event feed and webhook subscriptions (docs/events.md)' },
     ],
@@ -554,6 +559,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
         ...STEERING_SCHEMAS,
+        ...VIEW_SCHEMAS,
         ...CHANGE_REQUEST_SCHEMAS,
         DnssecKeyEvent: {
           type: 'object',

@@ -128,6 +128,14 @@ export const OPERATIONS = {
     setSteeringMemberAdmin(id: $id, value: $value, admin: $admin) { ${STEERED_RRSET} } }`,
   reportSteeringStatus: `mutation ReportSteeringStatus($id: ID!, $up: Boolean!, $leaseSeconds: Int, $message: String) {
     reportSteeringStatus(id: $id, up: $up, leaseSeconds: $leaseSeconds, message: $message) { ${STEERING_CHECK} } }`,
+  zoneViews: `query ZoneViews($zone: String!) {
+    views { id name networks precedence tsigKeyName notify serial(zone: $zone) }
+    viewOverlays(zone: $zone) { view owner type action records { ttl rdata } } }`,
+  viewZone: `query ViewZone($zone: String!, $view: String!) { viewZone(zone: $zone, view: $view) { zone view serial records { owner type ttl rdata overlay } } }`,
+  setViewOverlay: `mutation SetViewOverlay($zone: String!, $view: String!, $owner: String!, $type: String!, $action: OverlayAction!, $records: [OverlayRecordInput!]) {
+    setViewOverlay(zone: $zone, view: $view, owner: $owner, type: $type, action: $action, records: $records) }`,
+  clearViewOverlay: `mutation ClearViewOverlay($zone: String!, $view: String!, $owner: String!, $type: String!) {
+    clearViewOverlay(zone: $zone, view: $view, owner: $owner, type: $type) }`,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

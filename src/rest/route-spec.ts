@@ -88,7 +88,7 @@ export interface RouteSpec {
   /** a success body that is not JSON (the zone file: text/dns) */
   responseType?: 'text/dns';
   summary: string;
-  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec' | 'steering' | 'audit' | 'events';
+  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec' | 'steering' | 'views' | 'audit' | 'events';
   params?: Record<string, FieldSpec>;
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;

@@ -9,6 +9,7 @@ import { STEERING_ROUTES } from './steering-routes';
 import type { RouteSpec } from './route-spec';
 import { TSIG_KEY_ROUTES } from './tsigkeys-routes';
 import { USER_ROUTES } from './users-routes';
+import { VIEW_ROUTES } from './views-routes';
 
 /**
  * Every route of the REST compatibility layer (docs/decisions.md §1), a file per group of paths: the router
@@ -25,5 +26,6 @@ export const ROUTES: RouteSpec[] = [
   ...CHANGE_REQUEST_ROUTES,
   ...DNSSEC_ROUTES,
   ...STEERING_ROUTES,
+  ...VIEW_ROUTES,
   ...HEALTH_ROUTES,
 ];

@@ -201,3 +201,93 @@ test("a save's answer carries a Consistency-Token, and the console's next reques
   expect(after[0].url).toMatch(/\/graphql$/);
   expect(await Promise.all(after.map((entry) => entry.token))).toEqual(after.map(() => received));
 }, 45_000);
+
+test('a change set previewed: a refused change named, then each RRset before and after, the serial and the warning, nothing written; an apex NS change applied once confirmed', async () => {
+  const serial = async () =>
+    (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: ZONE })).data.domain.serial as number;
+  const before = await zoneNow();
+  const serialBefore = await serial();
+  // d's TTL as the cases before this one left it
+  const dTtl = before.records.find((r) => /^d \d+ A /.test(r))!.split(' ')[1];
+  await page.getByLabel('Show', { exact: true }).selectOption('records');
+  // staged: d's address replaced, and an alias to a name the zone does not hold (TARGET_MISSING, RFC 1034 §3.6.2)
+  await page.getByRole('button', { name: 'Edit d A 192.0.2.4' }).click();
+  await page.fill('#rdata-address', '192.0.2.5');
+  await page.getByRole('button', { name: 'Add to change set' }).click();
+  await page.getByRole('button', { name: 'Add record' }).click();
+  await page.fill('#record-owner', 'alias');
+  await page.selectOption('#record-type', 'CNAME');
+  await page.fill('#rdata-cname', `nowhere.${ZONE}.`);
+  await page.getByRole('button', { name: 'Add to change set' }).click();
+  // and a delegation whose name server inside it has no address here (GLUE_MISSING, an error: the set is refused)
+  await page.getByRole('button', { name: 'Add record' }).click();
+  await page.fill('#record-owner', 'sub');
+  await page.selectOption('#record-type', 'NS');
+  await page.fill('#rdata-nsdname', `ns.sub.${ZONE}.`);
+  await page.getByRole('button', { name: 'Add to change set' }).click();
+  await page.getByRole('link', { name: 'Change set (3)' }).click();
+  await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+  const refusal = page.getByTestId('change-set-refusal');
+  await refusal.waitFor();
+  expect(await refusal.innerText()).toMatch(
+    new RegExp(
+      `^The change set breaks a zone rule\\. Nothing was written.*\\nChange 3 \\(add sub \\d+ NS ns\\.sub\\.${ZONE}\\.\\): GLUE_MISSING \\(error\\) at sub NS: `,
+      's',
+    ),
+  );
+  // marked at its place in the list too, and no plan shown
+  expect(await page.locator('ol.staged li.has-error').innerText()).toContain('GLUE_MISSING');
+  expect(await page.getByTestId('change-set-plan').count()).toBe(0);
+  await page.getByRole('button', { name: /^Unstage: add sub / }).click();
+  await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+
+  const plan = page.getByTestId('change-set-plan');
+  const heading = await plan.getByRole('heading', { name: /^Preview: the zone would go from serial/ }).textContent();
+  const [, from, to] = /from serial (\d+) to (\d+)/.exec(heading!)!.map(Number);
+  expect(from).toBe(serialBefore);
+  expect(to).toBeGreaterThan(serialBefore);
+  const rrset = (name: string) => plan.getByTestId('plan-rrset').filter({ has: page.getByRole('heading', { name }) });
+  expect(await rrset('d A').getByRole('list', { name: 'Before' }).innerText()).toBe(`d ${dTtl} A 192.0.2.4`);
+  expect(await rrset('d A').getByRole('list', { name: 'After' }).innerText()).toBe(`d ${dTtl} A 192.0.2.5`);
+  expect(await rrset('alias CNAME').getByRole('list', { name: 'Before' }).count()).toBe(0);
+  expect(await rrset('alias CNAME').innerText()).toContain('(none)');
+  expect(await rrset('alias CNAME').getByRole('list', { name: 'After' }).innerText()).toMatch(
+    new RegExp(`^alias \\d+ CNAME nowhere\\.${ZONE}\\.$`),
+  );
+  const warnings = await plan.getByRole('list', { name: 'Warnings' }).innerText();
+  expect(warnings).toMatch(/^TARGET_MISSING \(warning\) at alias CNAME: /);
+  expect(await plan.getByRole('list', { name: 'Errors' }).count()).toBe(0);
+  await expectAccessibleAtBothWidths(page, ARTIFACTS, 'change-set-preview');
+  // a dry run: nothing written
+  expect(await serial()).toBe(serialBefore);
+  expect(await zoneNow()).toEqual(before);
+
+  // the apex NS changed too: held back (CHANGE_NEEDS_FORCE), said in words, applied with "Apply anyway"
+  await page.getByRole('link', { name: 'Records' }).click();
+  const apexNs = page.getByRole('button', { name: /^Edit @ NS / }).first();
+  const oldNs = (await apexNs.getAttribute('aria-label'))!.replace('Edit @ NS ', '');
+  await apexNs.click();
+  await page.fill('#rdata-nsdname', 'ns9.elsewhere.example.');
+  await page.getByRole('button', { name: 'Add to change set' }).click();
+  await page.getByRole('link', { name: 'Change set (3)' }).click();
+  await page.getByRole('button', { name: `Apply 3 changes (expects serial ${serialBefore})` }).click();
+  const held = page.getByTestId('change-set-needs-force');
+  await held.getByRole('heading', { name: 'This change set needs your confirmation' }).waitFor();
+  expect(await held.innerText()).toContain(`It changes the NS records at the apex of ${ZONE}`);
+  await expectAccessibleAtBothWidths(page, ARTIFACTS, 'change-set-needs-force');
+  expect(await serial()).toBe(serialBefore);
+  await held.getByRole('button', { name: 'Apply anyway' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Applied: the zone is now at serial ${to}.` })
+    .waitFor();
+  expect(await page.getByRole('status').getByRole('list', { name: 'Warnings' }).innerText()).toContain('TARGET_MISSING');
+
+  const after = await zoneNow();
+  expect(after.changes).toBe(before.changes + 1);
+  expect(after.records).toContain('@ 3600 NS ns9.elsewhere.example.');
+  expect(after.records.filter((r) => r.endsWith(` NS ${oldNs}`))).toEqual([]);
+  expect(after.records).toContain(`d ${dTtl} A 192.0.2.5`);
+  await page.getByRole('link', { name: 'Records' }).click();
+  await page.getByRole('button', { name: 'Edit @ NS ns9.elsewhere.example.' }).waitFor();
+}, 30_000);

@@ -6,7 +6,7 @@ import { Client as PgClient } from 'pg';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
+import { CREATE_RECORD, createTsigKey, createUser, createUserKey, createZone } from '../support/fixtures';
 import { sleep, waitFor, waitUntil } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { guardedLookup, postMessage } from '../../src/worker/webhook-delivery';
@@ -529,6 +529,65 @@ describe('the pull feed', () => {
     expect(new Set(page.events.map((e) => e.zone))).toEqual(new Set(['ev-scope-a.test']));
     const owners = page.events.filter((e) => e.type === 'zone.changed').flatMap((e) => e.data.added.map((r: any) => r.owner));
     expect(owners).toEqual(['web']);
+  }, 30_000);
+});
+
+describe("a view's overlay changes", () => {
+  const SET = `mutation($z: String!, $v: String!, $o: String!, $t: String!, $a: OverlayAction!, $r: [OverlayRecordInput!]) {
+    setViewOverlay(zone: $z, view: $v, owner: $o, type: $t, action: $a, records: $r) }`;
+  const CLEAR = `mutation($z: String!, $v: String!, $o: String!, $t: String!) { clearViewOverlay(zone: $z, view: $v, owner: $o, type: $t) }`;
+
+  it("each set and clear is one view.changed naming the view, the RRset, the action and the view's serial: the operator's event", async () => {
+    const zone = 'ev-view.test';
+    await createZone(app, userId, zone);
+    await addRecord(zone, 'api', '203.0.113.7');
+    const key = await createTsigKey(app, null, 'ev-inside-key');
+    const made = await app.gql(`mutation($i: ViewInput!) { createView(input: $i) { id } }`, {
+      i: { name: 'ev-inside', tsigKeyId: key.id, networks: ['10.0.0.0/8'] },
+    });
+    expect(made.errors).toBeUndefined();
+    const rx = await receiver();
+    const sub = await subscribe(ADMIN_KEY, rx.url, { events: ['view.changed'], zones: [zone] });
+    rx.secrets = [sub.secret];
+
+    const serials: number[] = [];
+    const replace = await app.gql(SET, { z: zone, v: 'ev-inside', o: 'api', t: 'A', a: 'REPLACE', r: [{ rdata: '10.1.2.3', ttl: 300 }] });
+    expect(replace.errors).toBeUndefined();
+    serials.push(replace.data.setViewOverlay);
+    const hide = await app.gql(SET, { z: zone, v: 'ev-inside', o: 'www', t: 'TXT', a: 'HIDE' });
+    expect(hide.errors).toBeUndefined();
+    serials.push(hide.data.setViewOverlay);
+    // a refused overlay (no such view) steps nothing and tells nothing
+    expect((await app.gql(CLEAR, { z: zone, v: 'ev-nowhere', o: 'api', t: 'A' })).errors?.[0].extensions.code).toBe('VIEW_NOT_FOUND');
+    const clear = await app.gql(CLEAR, { z: zone, v: 'ev-inside', o: 'api', t: 'A' });
+    expect(clear.errors).toBeUndefined();
+    serials.push(clear.data.clearViewOverlay);
+    expect(serials[1]).toBe(serials[0] + 1);
+    expect(serials[2]).toBe(serials[1] + 1);
+
+    await waitUntil('three view.changed delivered', () => rx.typesOf(zone).length >= 3);
+    expect(rx.unverified).toEqual([]);
+    const expected = [
+      {
+        zone,
+        view: 'ev-inside',
+        owner: 'api',
+        type: 'A',
+        action: 'replace',
+        serial: serials[0],
+        records: [{ ttl: 300, rdata: '10.1.2.3' }],
+      },
+      { zone, view: 'ev-inside', owner: 'www', type: 'TXT', action: 'hide', serial: serials[1], records: [] },
+      { zone, view: 'ev-inside', owner: 'api', type: 'A', action: 'clear', serial: serials[2], records: [] },
+    ];
+    expect(rx.received.filter((r) => r.zone === zone).map((r) => [r.type, r.data])).toEqual(expected.map((data) => ['view.changed', data]));
+    // the feed: the operator reads them in the same order; the zone's owner, who may not read views, does not
+    const all = await feed(ADMIN_KEY);
+    expect(all.events.filter((e) => e.type === 'view.changed' && e.zone === zone).map((e) => e.data)).toEqual(expected);
+    const mine = await feed(userKey);
+    expect(mine.events.some((e) => e.zone === zone && e.type === 'zone.created')).toBe(true);
+    expect(mine.events.filter((e) => e.type === 'view.changed')).toEqual([]);
+    await app.http.delete(`/api/webhook/delete/${sub.id}`).set('X-API-Key', ADMIN_KEY);
   }, 30_000);
 });
 

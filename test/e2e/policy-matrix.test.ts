@@ -2951,6 +2951,18 @@ const OPS: Op[] = [
     ],
   ]),
 
+  // ---- REST: views, beside the documented paths (the same GraphQL operations as the view rows) ----
+  adminOnlyOp('GET /domain/views/:zone', (key) => [['a zone of its own', 'FORBIDDEN', () => rest(key, 'get', `/domain/views/${A}`)]]),
+  adminOnlyOp('GET /domain/views/:zone/:view', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => rest(key, 'get', `/domain/views/${A}/pm-view`)],
+  ]),
+  adminOnlyOp('PUT /domain/views/:zone/:view/:owner/:type', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => rest(key, 'put', `/domain/views/${A}/pm-view/app/A`, { body: { action: 'hide' } })],
+  ]),
+  adminOnlyOp('DELETE /domain/views/:zone/:view/:owner/:type', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => rest(key, 'delete', `/domain/views/${A}/pm-view/app/A`)],
+  ]),
+
   // ---- GraphQL subscriptions ----
   subscriptionOp('dnssecKeyChanged'),
   subscriptionOp('propagationChanged'),

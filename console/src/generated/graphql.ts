@@ -901,6 +901,7 @@ export type ApplyZoneChangesMutationVariables = Exact<{
   zone: string;
   expectSerial?: number | null | undefined;
   changes: Array<ZoneChangeInput> | ZoneChangeInput;
+  force?: boolean | null | undefined;
 }>;
 
 export type ApplyZoneChangesMutation = {
@@ -911,6 +912,39 @@ export type ApplyZoneChangesMutation = {
     added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
     removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
     changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
+};
+
+export type PreviewZoneChangesMutationVariables = Exact<{
+  zone: string;
+  expectSerial?: number | null | undefined;
+  changes: Array<ZoneChangeInput> | ZoneChangeInput;
+  force?: boolean | null | undefined;
+}>;
+
+export type PreviewZoneChangesMutation = {
+  applyZoneChanges: {
+    zone: string;
+    serial: number;
+    serialBefore: number;
+    dryRun: boolean;
+    rrsets: Array<{
+      owner: string;
+      type: string;
+      before: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      after: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+    }> | null;
+    disabledAdded: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }> | null;
+    disabledRemoved: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }> | null;
+    warnings: Array<{
+      field: string;
+      code: string;
+      severity: string | null;
+      owner: string | null;
+      type: string | null;
+      rfc: string | null;
+      message: string;
+    }> | null;
   };
 };
 
@@ -4125,6 +4159,11 @@ export const ApplyZoneChangesDocument = {
             },
           },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Boolean' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -4147,6 +4186,11 @@ export const ApplyZoneChangesDocument = {
                 kind: 'Argument',
                 name: { kind: 'Name', value: 'changes' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'force' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
               },
             ],
             selectionSet: {
@@ -4215,6 +4259,159 @@ export const ApplyZoneChangesDocument = {
     },
   ],
 } as unknown as DocumentNode<ApplyZoneChangesMutation, ApplyZoneChangesMutationVariables>;
+export const PreviewZoneChangesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'PreviewZoneChanges' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'expectSerial' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Serial' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
+          type: {
+            kind: 'NonNullType',
+            type: {
+              kind: 'ListType',
+              type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneChangeInput' } } },
+            },
+          },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Boolean' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'applyZoneChanges' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'expectSerial' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'expectSerial' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'changes' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
+              },
+              { kind: 'Argument', name: { kind: 'Name', value: 'dryRun' }, value: { kind: 'BooleanValue', value: true } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'force' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serialBefore' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dryRun' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'rrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'before' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'after' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'disabledAdded' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'disabledRemoved' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'field' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'rfc' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ChangedRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ChangedRecord' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PreviewZoneChangesMutation, PreviewZoneChangesMutationVariables>;
 export const ZoneDiffDocument = {
   kind: 'Document',
   definitions: [

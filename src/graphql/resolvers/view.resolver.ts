@@ -1,4 +1,5 @@
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
 import type { GraphQLContext } from '../context';
 import {
   OverlayActionEnum,
@@ -14,8 +15,15 @@ import {
  * Views (docs/views.md): the operator's split horizon, as overlays on the zones, each view served to the
  * secondaries that sign with its TSIG key.
  */
-@Resolver()
+@Resolver(() => ViewType)
 export class ViewResolver {
+  @FieldResolver(() => SerialScalar, {
+    description: "The view's serial of a zone (the base's while the view has no overlay in it), as viewZone answers it.",
+  })
+  serial(@Root() view: ViewType, @Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.views.serialOf(ctx, zone, Number(view.id));
+  }
+
   @Query(() => [ViewType], { description: 'Every view, lower precedence first (the operator).' })
   views(@Ctx() ctx: GraphQLContext) {
     return ctx.services.views.list(ctx);

@@ -74,8 +74,8 @@ export function scopeSees(scope: ReaderScope, event: Pick<StoredEvent, 'userId' 
 
 /**
  * the event as the scope may read it: a zone change's records the key's rules do not let it read are left out,
- * and so is what a steered RRset it may not read served (the event stays, as a zone change with no record of its
- * does: the key sees the zone)
+ * and so is what a steered RRset it may not read served, or a view's overlay of an RRset it may not read (the event
+ * stays, as a zone change with no record of its does: the key sees the zone)
  */
 export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
   let data = event.data;
@@ -85,7 +85,10 @@ export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
     if (event.type === 'zone.changed' && Array.isArray(data.added)) {
       const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
       data = { ...data, added: readable(data.added), removed: readable(data.removed) };
-    } else if (event.type === 'steering.changed' && !readsRecord(policy, zone, String(data.owner), String(data.type))) {
+    } else if (
+      (event.type === 'steering.changed' || event.type === 'view.changed') &&
+      !readsRecord(policy, zone, String(data.owner), String(data.type))
+    ) {
       data = {};
     }
   }

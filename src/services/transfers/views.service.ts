@@ -135,6 +135,22 @@ export class ViewsService {
   }
 
   /**
+   * A view's serial of a zone: its own once it has overlaid the zone, else the base's (the view serves the base
+   * zone, serial and all, until its first overlay of it).
+   */
+  async serialOf(ctx: RequestContext, zoneName: string, viewId: number): Promise<number> {
+    requireAdmin(ctx.principal);
+    return ctx.db.connection(async (sql) => {
+      const zone = await zoneByName(sql, normaliseZoneName(zoneName));
+      if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      const own = await viewSerial(sql, zone.id, viewId);
+      if (own !== undefined) return own;
+      const [{ serial }] = await sql.rows<{ serial: string }>(`select serial from domains where id = $1`, [zone.id]);
+      return Number(serial);
+    });
+  }
+
+  /**
    * A zone's records as a view serves them: the base's, the view's own RRsets (`replace`) in place of the base's,
    * and the base's RRsets the view hides listed as `hide` (not served in the view); with the view's serial.
    */
@@ -205,6 +221,7 @@ export class ViewsService {
         const serial = await writeOverlay(sql, {
           domainId: zone.id,
           viewId: view.id,
+          view: view.name,
           owner: owner.name,
           type,
           action: input.action,

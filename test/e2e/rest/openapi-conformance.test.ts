@@ -298,6 +298,27 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: { method: 'post', path: `/api/domain/steering/${f.zone}/check/conformance-external/status`, body: { up: 'true' } },
     bad: { method: 'post', path: `/api/domain/steering/${f.zone}/check/missing/status`, body: { up: 'true' } },
   }),
+  // views: the view `conformance` is made with the fixture
+  getZoneViews: (f) => ({
+    good: { method: 'get', path: `/api/domain/views/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/views/missing.example' },
+  }),
+  getViewZone: (f) => ({
+    good: { method: 'get', path: `/api/domain/views/${f.zone}/conformance` },
+    bad: { method: 'get', path: `/api/domain/views/${f.zone}/missing` },
+  }),
+  putViewOverlay: (f) => ({
+    good: {
+      method: 'put',
+      path: `/api/domain/views/${f.zone}/conformance/inside/A`,
+      body: { action: 'replace', records: [{ rdata: '10.0.0.1' }] },
+    },
+    bad: { method: 'put', path: `/api/domain/views/${f.zone}/conformance/inside/A`, body: { action: 'sideways' } },
+  }),
+  deleteViewOverlay: (f) => ({
+    good: { method: 'delete', path: `/api/domain/views/${f.zone}/conformance/inside/A` },
+    bad: { method: 'delete', path: `/api/domain/views/${f.zone}/missing/inside/A` },
+  }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
@@ -351,6 +372,12 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
     });
     expect(invited.errors).toBeUndefined();
     person = await signIn(app, `reviewer-${envelope}@example.org`);
+    const viewKey = await app.gql(`mutation { createTsigKey(input: { name: "conformance-view" }) { tsigKey { id } } }`);
+    expect(viewKey.errors).toBeUndefined();
+    const view = await app.gql(`mutation($k: ID!) { createView(input: { name: "conformance", tsigKeyId: $k }) { id } }`, {
+      k: viewKey.data.createTsigKey.tsigKey.id,
+    });
+    expect(view.errors).toBeUndefined();
     fixture = {
       userId: user.id,
       zone,

@@ -363,3 +363,94 @@ describe('keys and tenancy', () => {
     expect((await app.http.get(`/api/domain/list/zone/${bobZone}`).set(key)).body.records).toHaveLength(4);
   });
 });
+
+describe('views', () => {
+  it("GET, PUT and DELETE /api/domain/views/…: a zone's views with their serials and overlays, the view's zone, an overlay set and cleared; the operator's only", async () => {
+    const userId = await newUser('views@example.org');
+    const zone = 'rest-views.example';
+    await newZone(userId, zone);
+    for (const [owner, rdata] of [
+      ['api', '203.0.113.7'],
+      ['old', '203.0.113.8'],
+    ])
+      expect((await app.http.post('/api/record/add').set(key).send({ zone, owner, rtype: 'A', rdata, ttl: 3600 })).status).toBe(201);
+    const tsig = await app.gql(`mutation { createTsigKey(input: { name: "rest-inside" }) { tsigKey { id } } }`);
+    expect(tsig.errors).toBeUndefined();
+    const made = await app.gql(
+      `mutation($k: ID!) { createView(input: { name: "inside", tsigKeyId: $k, networks: ["10.0.0.0/8"] }) { id } }`,
+      {
+        k: tsig.data.createTsigKey.tsigKey.id,
+      },
+    );
+    expect(made.errors).toBeUndefined();
+    const base = (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: zone })).data.domain.serial;
+
+    // before any overlay the view serves the base zone, serial and all
+    const before = await app.http.get(`/api/domain/views/${zone}`).set(key);
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({
+      zone,
+      views: [
+        {
+          id: Number(made.data.createView.id),
+          name: 'inside',
+          networks: ['10.0.0.0/8'],
+          precedence: 0,
+          tsig_key_name: 'rest-inside',
+          notify: [],
+          serial: base,
+          overlays: [],
+        },
+      ],
+    });
+
+    const replace = await app.http
+      .put(`/api/domain/views/${zone}/inside/api/A`)
+      .set(key)
+      .send({ action: 'replace', records: [{ rdata: '10.1.2.3', ttl: 300 }] });
+    expect(replace.status).toBe(200);
+    expect(replace.body).toEqual({ zone, view: 'inside', owner: 'api', type: 'A', action: 'replace', serial: base + 1 });
+    const hide = await app.http.put(`/api/domain/views/${zone}/inside/old/A`).set(key).send({ action: 'HIDE' });
+    expect(hide.status).toBe(200);
+    expect(hide.body.serial).toBe(base + 2);
+
+    const views = await app.http.get(`/api/domain/views/${zone}`).set(key);
+    expect(views.body.views[0].serial).toBe(base + 2);
+    expect(views.body.views[0].overlays).toEqual([
+      { owner: 'api', type: 'A', action: 'replace', records: [{ ttl: 300, rdata: '10.1.2.3' }] },
+      { owner: 'old', type: 'A', action: 'hide', records: [] },
+    ]);
+    const inView = await app.http.get(`/api/domain/views/${zone}/inside`).set(key);
+    expect(inView.status).toBe(200);
+    expect(inView.body.serial).toBe(base + 2);
+    const marked = (owner: string) =>
+      inView.body.records.filter((r: any) => r.owner === owner && r.type === 'A').map((r: any) => [r.rdata, r.overlay]);
+    expect(marked('api')).toEqual([['10.1.2.3', 'REPLACE']]);
+    expect(marked('old')).toEqual([['203.0.113.8', 'HIDE']]);
+
+    // the zone's rules hold in the view; a bad action is named
+    const cname = await app.http
+      .put(`/api/domain/views/${zone}/inside/api/CNAME`)
+      .set(key)
+      .send({ action: 'replace', records: [{ rdata: 'elsewhere.example.' }] });
+    expect([cname.status, cname.body.error]).toEqual([409, 'CNAME_CONFLICT']);
+    const sideways = await app.http.put(`/api/domain/views/${zone}/inside/api/A`).set(key).send({ action: 'sideways' });
+    expect(sideways.status).toBe(422);
+    expect(JSON.stringify(sideways.body)).toMatch(/"field":"action","code":"INVALID_CHOICE"/);
+
+    const clear = await app.http.delete(`/api/domain/views/${zone}/inside/api/A`).set(key);
+    expect(clear.status).toBe(200);
+    expect(clear.body).toEqual({ zone, view: 'inside', owner: 'api', type: 'A', action: 'clear', serial: base + 3 });
+    const after = await app.http.get(`/api/domain/views/${zone}/inside`).set(key);
+    expect(after.body.records.filter((r: any) => r.owner === 'api').map((r: any) => [r.rdata, r.overlay])).toEqual([
+      ['203.0.113.7', 'BASE'],
+    ]);
+
+    // unknown names are 404; the zone's own user is refused: views are the operator's
+    expect((await app.http.get(`/api/domain/views/${zone}/outside`).set(key)).body.error).toBe('VIEW_NOT_FOUND');
+    expect((await app.http.get('/api/domain/views/missing.example').set(key)).status).toBe(404);
+    const userKey = await createUserKey(app, userId);
+    const refused = await app.http.get(`/api/domain/views/${zone}`).set('X-API-Key', userKey);
+    expect([refused.status, refused.body.error]).toEqual([403, 'FORBIDDEN']);
+  });
+});
