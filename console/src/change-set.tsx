@@ -10,6 +10,7 @@ import {
   ZoneDiffDocument,
 } from './generated/graphql';
 import { sentForReview } from './review';
+import { RecordLines } from './record-lines';
 
 export interface StagedChange {
   change: ZoneChangeInput;
@@ -25,23 +26,6 @@ interface Conflict {
 }
 
 const MARK: Record<string, string> = { ADD: '+', REMOVE: '−', REPLACE: '~', REPLACE_RRSET: '~' };
-
-export function RecordLines({ records, sign }: { records: ChangedRecordFieldsFragment[]; sign: '+' | '−' }) {
-  return (
-    <>
-      {records.map((r, i) => (
-        <li key={`${sign}${i}`} className={sign === '+' ? 'added' : 'removed'}>
-          <span aria-hidden="true">{sign} </span>
-          <span className="sr-only">{sign === '+' ? 'added: ' : 'removed: '}</span>
-          <span className="mono">
-            {r.owner} {r.ttl} {r.type} {r.rdata}
-          </span>
-          {r.toggled && <span className="toggled"> ({sign === '+' ? 'enabled' : 'disabled'})</span>}
-        </li>
-      ))}
-    </>
-  );
-}
 
 /** a dry run's answer (docs/changes.md, «Dry run»): each RRset before and after, the serial it would make, the findings */
 type Plan = PreviewZoneChangesMutation['applyZoneChanges'];

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { RecordLines } from './change-set';
+import { RecordLines } from './record-lines';
 import { describeError } from './errors';
 import { sentForReview } from './review';
 import { ChangeEntryFieldsFragment, RevertZoneDocument, ZoneHistoryDocument } from './generated/graphql';

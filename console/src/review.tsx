@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Client, CombinedError, useMutation, useQuery } from 'urql';
-import { RecordLines } from './change-set';
+import { RecordLines } from './record-lines';
 import { describeError, errorCode } from './errors';
 import {
   ApproveChangeRequestDocument,
