@@ -102,12 +102,13 @@ describe('settings', () => {
     expect(() => loadSettings({ ALIAS_RESOLVERS: 'resolver.example' })).toThrow(/ALIAS_RESOLVERS/);
   });
 
-  it('reads the steering settings (docs/steering.md): the probe interval, timeout, fall, rise and allowed networks', () => {
+  it('reads the steering settings (docs/steering.md): the probe interval, timeout, fall, rise, hold and allowed networks', () => {
     expect(loadSettings({}).steering).toEqual({
       checkInterval: 10,
       checkTimeoutMs: 2000,
       fall: 3,
       rise: 3,
+      holdSeconds: 30,
       allowNetworks: [],
       externalLease: 60,
     });
@@ -118,15 +119,18 @@ describe('settings', () => {
       STEERING_RISE: '2',
       STEERING_ALLOW_NETWORKS: '127.0.0.0/8, ::1',
       STEERING_EXTERNAL_LEASE: '300',
+      STEERING_HOLD: '5',
     }).steering;
     expect(set).toEqual({
       checkInterval: 2,
       checkTimeoutMs: 1500,
       fall: 1,
       rise: 2,
+      holdSeconds: 5,
       allowNetworks: ['127.0.0.0/8', '::1'],
       externalLease: 300,
     });
+    expect(() => loadSettings({ STEERING_HOLD: '0' })).toThrow(/STEERING_HOLD/);
     expect(() => loadSettings({ STEERING_EXTERNAL_LEASE: '0' })).toThrow(/STEERING_EXTERNAL_LEASE/);
     expect(() => loadSettings({ STEERING_CHECK_INTERVAL: '2', STEERING_CHECK_TIMEOUT_MS: '2000' })).toThrow(
       /STEERING_CHECK_TIMEOUT_MS must be below STEERING_CHECK_INTERVAL/,
