@@ -6,8 +6,7 @@ import type { ReadReplicas } from './db/read-replicas';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
-import { compiledExecution, serviceOperations } from './graphql/compiled-execution';
-import { answerBody } from './graphql/answer-body';
+import { fastPath } from './graphql/fast-path';
 import { conditionalGet } from './http/conditional-get';
 import { webConsole } from './http/console';
 import { graphiql } from './http/graphiql';
@@ -100,26 +99,17 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
   const heavy = new HeavyRequests(settings.heavyRequestsAtOnce);
   // a body over BODY_LIMIT (a zone file's) is read one at a time in the process (src/http/body-limits.ts)
   const largeBodies = new HeavyRequests(1);
+  // FAST_PATHS (src/graphql/fast-path/): operations compiled by graphql-jit, or graphql-js as Apollo runs it
+  const fast = fastPath(schema, settings.fastPaths, (error) =>
+    logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js'),
+  );
   const apollo = new ApolloServer<GraphQLContext>({
-    // operations run compiled (graphql-jit) on this schema
+    schema,
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
     // of distinct hostile documents fills at several times that in heap): 2 MiB holds a few hundred documents
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 2 * 1024 * 1024 }),
-    // FAST_PATHS=off: Apollo's own execution (graphql-js)
-    ...(settings.fastPaths
-      ? {
-          gateway: compiledExecution(schema, (error) =>
-            logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js'),
-          ),
-        }
-      : { schema }),
     formatError,
-    // the answer's JSON as it is: Apollo's default appends a newline, a second string that every large answer then
-    // copies whole into a new one when it is written (0.7 MB for the bench's nested answer, straight into the
-    // old generation: bench/FINDINGS.md, «The nested answer at c1»). An answer with plain record lists is its
-    // JSON's bytes (answer-body.ts): Apollo passes the body on untouched and express's res.send sends a Buffer
-    // as it is, with the Content-Type Apollo set
-    stringifyResult: (value) => answerBody(value) as string,
+    stringifyResult: fast.stringifyResult,
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
     // raise the signal again
@@ -145,6 +135,8 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
       ApolloServerPluginCacheControlDisabled(),
       // a browser's GET /graphql gets the service's own GraphiQL (src/http/graphiql.ts), not Apollo's CDN page
       ApolloServerPluginLandingPageDisabled(),
+      // last: an operation it answers has passed every check above
+      ...fast.plugins,
     ],
   });
   await apollo.start();
@@ -171,7 +163,7 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
   const powerDns = createPowerDnsRouter({ db, services, heavy });
   app.use('/api/v1', powerDns.api);
   app.get('/api', ...powerDns.discovery);
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
+  app.use('/api', createRestRouter({ runOperation: fast.serviceOperations, db, services, heavy, largeBodies }));
 
   // liveness: the process answers; a database outage is not a reason to restart it (that is /ready's business)
   app.get('/health', (_req, res) => {

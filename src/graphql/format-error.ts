@@ -126,10 +126,13 @@ export const refusalAudit: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
     return {
       async didEncounterErrors({ errors, contextValue }) {
-        for (const error of errors) {
-          contextValue.services.audit.refusals.note(contextValue.primary ?? contextValue.db, contextValue.principal, error);
-        }
+        auditRefusals(contextValue, errors);
       },
     };
   },
 };
+
+/** an operation's errors to the audit log's summary of refusals (refusalAudit; the compiled operations' too) */
+export function auditRefusals(context: GraphQLContext, errors: readonly GraphQLError[]): void {
+  for (const error of errors) context.services.audit.refusals.note(context.primary ?? context.db, context.principal, error);
+}

@@ -33,7 +33,7 @@ import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
-import { installDirectFieldResolvers } from './direct-field-resolvers';
+import { installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
   UserResolver,

@@ -6,7 +6,8 @@
  *
  * Under read-model/: the rows (`rows.ts`), the parts every statement is built of (`statement-parts.ts`), the
  * per-parent batches of the nested lists (`per-parent.ts`), the queries of users, zones and records, and the
- * packed records of the nested `Domain.records` lists (`packed-records.ts`).
+ * packed records of the nested `Domain.records` lists (`packed-records.ts`: their text; what GraphQL answers of it
+ * is written by src/graphql/fast-path/).
  */
 
 export { type UserRow, type DomainRow, type RecordRow, type PageRequest, LAZY_TIMES, recordsWithZones } from './read-model/rows';
@@ -42,4 +43,10 @@ export {
   recordsOfDomains,
   recordsGroupedByDomain,
 } from './read-model/records';
-export { PackedRecords, type PackedField, JsonRecordShape } from './read-model/packed-records';
+export {
+  PackedRecords,
+  packedRecordAt,
+  decimal as packedDecimal,
+  FIELD_SEPARATOR_BYTE,
+  RECORD_SEPARATOR_BYTE,
+} from './read-model/packed-records';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/pool';
 import { Request, Response, Router } from 'express';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
-import type { ServiceOperationRunner } from '../graphql/compiled-execution';
+import type { ServiceOperationRunner } from '../graphql/fast-path';
 import { contextFor, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { formBodyParser } from '../http/form-bodies';

@@ -1,13 +1,13 @@
 import { execute, parse } from 'graphql';
 import { buildContext } from '../../src/graphql/context';
-import { COMPILED_DOCUMENTS_KEPT } from '../../src/graphql/compiled-execution';
+import { COMPILED_DOCUMENTS_KEPT } from '../../src/graphql/fast-path/compiled-execution';
 import { getSchema } from '../../src/graphql/schema';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
 
 /**
- * /graphql runs operations compiled by graphql-jit (src/graphql/compiled-execution.ts). Each operation here is
+ * /graphql runs operations compiled by graphql-jit (src/graphql/fast-path/compiled-execution.ts). Each operation here is
  * also executed by graphql-js itself, on the same schema and data with the same key, and the answers must be
  * the same: introspection, fragments, inline fragments, aliases, directives, variables and their defaults,
  * __typename, nested lists with arguments.

@@ -1,7 +1,7 @@
 import { execute, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { buildContext } from '../../src/graphql/context';
-import { plainRecordLists } from '../../src/graphql/plain-record-lists';
+import { plainRecordLists } from '../../src/graphql/fast-path/plain-record-lists';
 import { getSchema } from '../../src/graphql/schema';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -9,7 +9,7 @@ import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
 
 /**
  * A `Domain.records` list of plain fields is written as JSON from the zone's packed text once a document runs
- * compiled (src/graphql/plain-record-lists.ts). Each operation here runs on /graphql three times (the first on
+ * compiled (src/graphql/fast-path/plain-record-lists.ts). Each operation here runs on /graphql three times (the first on
  * graphql-js, the others compiled) and by graphql-js itself on the same schema, data and key: every answer,
  * errors included, must be graphql-js's. The operations cover aliases, named and inline fragments, repeated
  * members, partial selections, filters by variables, pages of the nested connections beside the lists, lists

@@ -19,7 +19,11 @@ import {
   buildSchema,
   getMetadataStorage,
 } from 'type-graphql';
-import { DIRECT_FIELD_RESOLVERS, DirectFieldResolver, installDirectFieldResolvers } from '../../src/graphql/direct-field-resolvers';
+import {
+  DIRECT_FIELD_RESOLVERS,
+  DirectFieldResolver,
+  installDirectFieldResolvers,
+} from '../../src/graphql/fast-path/direct-field-resolvers';
 import { getSchema } from '../../src/graphql/schema';
 
 @ObjectType()

@@ -4,8 +4,15 @@
  * count that differs, ids out of order, an id or TTL that is not a decimal number) must be refused, so that
  * the zone is read row by row; the e2e test nested-records-packed.test.ts forges the separators in the table.
  */
-import { JsonRecordShape, PackedField, PackedRecords } from '../../src/repositories/read-model';
-import { answerBody, PlainRecordList } from '../../src/graphql/answer-body';
+import { PackedRecords } from '../../src/repositories/read-model';
+import { answerBody, PlainRecordList } from '../../src/graphql/fast-path/answer-body';
+import {
+  JsonRecordShape,
+  PackedField,
+  packedJsonBytesExpected,
+  plainRecordObjects,
+  writePackedJson,
+} from '../../src/graphql/fast-path/packed-json';
 
 const F = '\x1f';
 const R = '\x1e';
@@ -49,7 +56,7 @@ describe('PackedRecords', () => {
     expect(PackedRecords.of(4, 'example.com', text, count)).toBeUndefined();
   });
 
-  describe('as JSON bytes (writeJson, answerBody)', () => {
+  describe('as JSON bytes (writePackedJson, answerBody)', () => {
     // every character JSON.stringify escapes (controls, quote, backslash) and some it does not (DEL, U+2028,
     // non-ASCII, an astral character), the separators aside
     const controls = Array.from({ length: 0x1e }, (_, c) => String.fromCharCode(c)).join('');
@@ -74,13 +81,13 @@ describe('PackedRecords', () => {
 
     it.each(shapes)('writes what JSON.stringify writes of the plain objects (%j)', (keys, fields) => {
       const shape = new JsonRecordShape(keys, fields);
-      const expected = Buffer.from(JSON.stringify(records.objects(keys, fields)));
+      const expected = Buffer.from(JSON.stringify(plainRecordObjects(records, keys, fields)));
       // more bytes than expected (escapes, non-ASCII): refused with too little room, written with enough
-      if (expected.length > records.jsonBytesExpected(shape))
-        expect(records.writeJson(Buffer.alloc(records.jsonBytesExpected(shape) + 3), 3, shape)).toBe(-1);
-      for (let room = 0; room < expected.length; room++) expect(records.writeJson(Buffer.alloc(room), 0, shape)).toBe(-1);
+      if (expected.length > packedJsonBytesExpected(records, shape))
+        expect(writePackedJson(records, Buffer.alloc(packedJsonBytesExpected(records, shape) + 3), 3, shape)).toBe(-1);
+      for (let room = 0; room < expected.length; room++) expect(writePackedJson(records, Buffer.alloc(room), 0, shape)).toBe(-1);
       const out = Buffer.alloc(6 * expected.length, 0xff);
-      const end = records.writeJson(out, 3, shape);
+      const end = writePackedJson(records, out, 3, shape);
       expect(out.subarray(3, end).toString()).toBe(expected.toString());
       expect(out.subarray(3, end).equals(expected)).toBe(true);
     });
@@ -89,17 +96,17 @@ describe('PackedRecords', () => {
       const plainText = PackedRecords.of(4, 'e.com', pack([1, 'www', 'A', '192.0.2.1', 60], [2, '@', 'MX', '10 mx.e.com.', 3600]), 2)!;
       for (const [keys, fields] of shapes) {
         const shape = new JsonRecordShape(keys, fields);
-        const out = Buffer.alloc(plainText.jsonBytesExpected(shape));
-        const end = plainText.writeJson(out, 0, shape);
-        expect(out.subarray(0, end).toString()).toBe(JSON.stringify(plainText.objects(keys, fields)));
-        expect(end).toBeLessThanOrEqual(plainText.jsonBytesExpected(shape));
+        const out = Buffer.alloc(packedJsonBytesExpected(plainText, shape));
+        const end = writePackedJson(plainText, out, 0, shape);
+        expect(out.subarray(0, end).toString()).toBe(JSON.stringify(plainRecordObjects(plainText, keys, fields)));
+        expect(end).toBeLessThanOrEqual(packedJsonBytesExpected(plainText, shape));
       }
     });
 
     it('writes an empty zone as an empty list', () => {
       const shape = new JsonRecordShape(['owner'], ['owner']);
       const out = Buffer.alloc(16);
-      expect(out.subarray(0, PackedRecords.of(4, 'e.com', '', 0)!.writeJson(out, 0, shape)).toString()).toBe('[]');
+      expect(out.subarray(0, writePackedJson(PackedRecords.of(4, 'e.com', '', 0)!, out, 0, shape)).toString()).toBe('[]');
     });
 
     it('gives an answer whose bytes are JSON.stringify of the plain objects, and the text itself without lists', () => {
@@ -130,8 +137,8 @@ describe('PackedRecords', () => {
                 {
                   email: 'a"\\@b',
                   domains: [
-                    { name: 'x', records: records.objects(keys, fields) },
-                    { name: 'y', records: records.objects(keys, fields) },
+                    { name: 'x', records: plainRecordObjects(records, keys, fields) },
+                    { name: 'y', records: plainRecordObjects(records, keys, fields) },
                   ],
                 },
               ],

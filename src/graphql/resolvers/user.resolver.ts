@@ -11,7 +11,7 @@ import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
 import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
-import { plainRecordListsBelow } from '../plain-record-lists';
+import { plainRecordListsBelow } from '../fast-path/plain-record-lists';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';

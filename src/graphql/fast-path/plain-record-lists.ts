@@ -21,9 +21,10 @@ import {
   SelectionSetNode,
   visit,
 } from 'graphql';
-import { JsonRecordShape, PackedField, PackedRecords, RecordRow } from '../repositories/read-model';
+import { PackedRecords, RecordRow } from '../../repositories/read-model';
+import type { GraphQLContext } from '../context';
 import { PlainRecordList } from './answer-body';
-import type { GraphQLContext } from './context';
+import { JsonRecordShape, PackedField, plainRecordObjects } from './packed-json';
 
 /** the field that answers a plain `Domain.records` list in the executed document (never in the public schema) */
 const PLAIN_RECORDS = '_plainRecords';
@@ -47,14 +48,14 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
 /**
  * A `Domain.records` list that asks only for plain fields of its records (`records(first: 10) { owner type
  * rdata ttl }`) is answered as one value: the plain objects of those members, made from the zone's packed text
- * (PackedRecords.objects), which JSON.stringify writes as they are. Before, each record was a record object,
+ * (packed-json.ts, plainRecordObjects), which JSON.stringify writes as they are. Before, each record was a record object,
  * then a result object that graphql-jit filled field by field (a call, a serializer with its path and
  * locations per field). In the nested answer of the bench (100 users × 10 zones × 10 records) those were the
  * largest part of the 14 MB an answer allocated (9 MB now), and its tail is the garbage collections they bring
  * (bench/FINDINGS.md, «The nested answer's record lists as plain values»).
  *
  * Over HTTP the list is not even made of objects: the resolver hands over the zone's packed records, which
- * the answer's body writes as those objects' JSON bytes (answer-body.ts, PackedRecords.writeJson).
+ * the answer's body writes as those objects' JSON bytes (answer-body.ts, packed-json.ts).
  *
  * The operation is rewritten for graphql-jit: each such list becomes `_plainRecords` under the same response
  * key, with the same arguments and location, and its selection as `_shape`. `_plainRecords` exists only in an
@@ -231,7 +232,7 @@ function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLConte
     // arguments per zone was 0.3 MB of the nested answer's garbage)
     const plain = (records: unknown): unknown => {
       if (records instanceof PackedRecords)
-        return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : records.objects(keys, fields);
+        return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : plainRecordObjects(records, keys, fields);
       // a zone read row by row (recordsGroupedByDomain), or without records
       return [...(records as Iterable<RecordRow>)].map((record) => {
         const plain: Record<string, unknown> = {};

@@ -1,14 +1,14 @@
 import { GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema, isObjectType } from 'graphql';
-import type { GraphQLContext } from './context';
-import type { NestedDomainPageArgs, NestedListArgs, NestedRecordPageArgs, NestedRecordsArgs } from './inputs/page.args';
-import { DomainResolver } from './resolvers/domain.resolver';
-import { RecordResolver } from './resolvers/record.resolver';
-import { UserResolver } from './resolvers/user.resolver';
-import { ZoneChangeInput, ZoneChangesResolver } from './resolvers/zone-changes.resolver';
-import type { DomainType } from './types/domain.type';
-import type { RecordType } from './types/record.type';
-import type { UserType } from './types/user.type';
-import type { RecordRow } from '../services/zones/zone-reads.service';
+import type { GraphQLContext } from '../context';
+import type { NestedDomainPageArgs, NestedListArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
+import { DomainResolver } from '../resolvers/domain.resolver';
+import { RecordResolver } from '../resolvers/record.resolver';
+import { UserResolver } from '../resolvers/user.resolver';
+import { ZoneChangeInput, ZoneChangesResolver } from '../resolvers/zone-changes.resolver';
+import type { DomainType } from '../types/domain.type';
+import type { RecordType } from '../types/record.type';
+import type { UserType } from '../types/user.type';
+import type { RecordRow } from '../../services/zones/zone-reads.service';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {

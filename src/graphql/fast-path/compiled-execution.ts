@@ -1,28 +1,22 @@
-import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
+import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import {
   DirectiveNode,
   DocumentNode,
-  execute,
   ExecutionResult,
   FragmentDefinitionNode,
   GraphQLError,
   GraphQLFormattedError,
   GraphQLSchema,
   Kind,
-  parse,
-  printSchema,
   SelectionSetNode,
-  validate,
   visit,
 } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
-import { graphqlExecutions } from '../metrics';
-import type { GraphQLContext } from './context';
-import { formatError } from './format-error';
-import { installGatewayRequestContext } from './gateway-request-context';
+import { graphqlExecutions } from '../../metrics';
+import type { GraphQLContext } from '../context';
+import { auditRefusals, formatError } from '../format-error';
 import { plainRecordLists } from './plain-record-lists';
-import { textInputError, variableTextProblems } from './text-input';
 
 type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
 
@@ -42,11 +36,13 @@ export const COMPILED_DOCUMENTS_KEPT = 500;
 const RUNS_BEFORE_COMPILING = 1;
 
 /**
- * Executes operations compiled by graphql-jit instead of graphql-js's interpreter, plugged into Apollo Server
- * through its executor hook (the gateway interface; Apollo still parses, validates, runs the plugins and
- * formats errors). graphql-js resolves every field of an answer through generic code: for a nested answer of
- * 10,000 records (42,000 fields) that was most of the request's CPU (docs/performance.md, «GraphQL execution»).
- * graphql-jit turns each operation into a function once and runs the same resolvers.
+ * Executes operations compiled by graphql-jit instead of graphql-js's interpreter, as an Apollo Server plugin:
+ * its `responseForOperation` hook answers an operation Apollo has parsed, validated and resolved (every plugin's
+ * checks before it have run: cost, depth, text, standby reads), and Apollo then sends that answer through the
+ * same `willSendResponse` hooks and body writer. graphql-js resolves every field of an answer through generic
+ * code: for a nested answer of 10,000 records (42,000 fields) that was most of the request's CPU
+ * (docs/performance.md, «GraphQL execution»). graphql-jit turns each operation into a function once and runs the
+ * same resolvers. A document not compiled yet is left to Apollo (the hook answers null): graphql-js runs it.
  *
  * Compiled operations are kept per parsed document: Apollo keeps one DocumentNode per distinct query text in
  * its bounded document store, so a repeated query is the same object. Documents seen once are counted in a
@@ -55,10 +51,14 @@ const RUNS_BEFORE_COMPILING = 1;
  *
  * Per document only the operations it defines are kept: a client sending one document with ever
  * new `operationName`s gets graphql-jit's refusal each time, compiled again, not a growing map.
+ *
+ * An answer made here is finished as Apollo finishes one it executes itself (requestPipeline's execution step):
+ * the errors go to `didEncounterErrors`'s one listener (the refusals' audit), each is formatted by the same
+ * `formatError` after Apollo's defaults (a code, `extensions.http` taken out into the answer's head), and an
+ * answer with errors and no data is a 400 (Apollo's `status400ForVariableCoercionErrors`, on by default). The
+ * differential test (test/e2e/graphql-fast-path-differential.test.ts) holds the statuses, data and errors equal.
  */
-export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
-  // the request context Apollo hands the executor, without an accessor that keeps each answer alive
-  installGatewayRequestContext();
+export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): ApolloServerPlugin<GraphQLContext> {
   const runs = new WeakMap<DocumentNode, number>();
   const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: COMPILED_DOCUMENTS_KEPT });
 
@@ -93,81 +93,56 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     return query;
   };
 
-  const executor: GatewayExecutor = async ({ document, operationName, request, context }) => {
-    const query = compiledFor(document, operationName ?? undefined);
+  const answer = async (
+    document: DocumentNode,
+    operationName: string | undefined,
+    variables: Record<string, unknown> | undefined,
+    context: GraphQLContext,
+  ): Promise<GraphQLResponse | null> => {
+    const query = compiledFor(document, operationName);
     if (query === 'graphql-js') {
       graphqlExecutions.inc({ engine: 'graphql-js' });
-      return execute({ schema, document, operationName, contextValue: context, variableValues: request.variables });
+      return null;
     }
-    if (!isCompiledQuery(query)) return query; // the operation cannot run (graphql-jit's own refusal, as errors)
-    graphqlExecutions.inc({ engine: 'graphql-jit' });
-    const result = await query.query(undefined, context, request.variables ?? {});
-    return result.errors ? { ...result, errors: result.errors.map(withExtensions) } : result;
+    let result: ExecutionResult;
+    if (isCompiledQuery(query)) {
+      graphqlExecutions.inc({ engine: 'graphql-jit' });
+      result = await query.query(undefined, context, variables ?? {});
+    } else {
+      result = query; // the operation cannot run (graphql-jit's own refusal, as errors)
+    }
+    const http = { status: undefined as number | undefined, headers: new HeaderMap() };
+    if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
+    const errors = result.errors.map(withExtensions);
+    auditRefusals(context, errors);
+    const formatted = errors.map((error) => formattedForApollo(error, http));
+    if (result.data === undefined && http.status === undefined) http.status = 400;
+    return { http, body: { kind: 'single', singleResult: { ...result, errors: formatted } } };
   };
 
   return {
-    async load() {
-      return { executor };
+    async requestDidStart() {
+      return {
+        responseForOperation: ({ document, operationName, request, contextValue }) =>
+          answer(document, operationName ?? undefined, request.variables, contextValue),
+      };
     },
-    onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
-      return () => undefined;
-    },
-    async stop() {},
   };
 }
-
-/** what one of the service's own operations answered: its data, or its errors as a client would see them */
-export interface ServiceOperationResult<T> {
-  data?: T;
-  errors?: readonly GraphQLFormattedError[];
-}
-
-export type ServiceOperationRunner = <T>(
-  source: string,
-  variables: Record<string, unknown>,
-  context: GraphQLContext,
-) => Promise<ServiceOperationResult<T>>;
 
 /**
- * Runs the service's own fixed documents (the REST layer's, `src/rest/operations.ts`) on the schema: each is
- * parsed, validated and compiled by graphql-jit once, at its first run, and from then on a call is the compiled
- * operation on the same resolvers, with the text check every operation gets (`text-input.ts`) and errors
- * formatted by the same `formatError` as /graphql's. It is what Apollo's `executeOperation` did for these
- * documents without its per-call pipeline (the query's hash and document-store look-up, the plugins' hooks,
- * the response's HTTP parts), which cost ~0.4 ms of CPU per REST write (docs/performance.md, «GraphQL execution»). The
- * cost analysis of client operations does not apply: these shapes are fixed and their pages bounded.
+ * An error as Apollo formats one of an operation it executed: `extensions.code` INTERNAL_SERVER_ERROR when it has
+ * none, `extensions.http` (a status, headers) moved into the answer's head, then the service's formatError
  */
-export function serviceOperations(schema: GraphQLSchema, compiled = true): ServiceOperationRunner {
-  const prepared = new Map<string, Pick<CompiledQuery, 'query'>>();
-  const prepare = (source: string): Pick<CompiledQuery, 'query'> => {
-    const document = parse(source);
-    // the documents are the service's own: one that does not validate or compile is a bug, found by any test
-    const invalid = validate(schema, document);
-    if (invalid.length) throw new Error(`invalid service operation: ${invalid[0].message}`);
-    // FAST_PATHS=off: graphql-js runs the document as it is
-    const query: Pick<CompiledQuery, 'query'> = compiled
-      ? (compileQuery(schema, document) as CompiledQuery)
-      : {
-          query: (root, context, variables) =>
-            execute({ schema, document, rootValue: root, contextValue: context, variableValues: variables }) as ReturnType<
-              CompiledQuery['query']
-            >,
-        };
-    if (compiled && !isCompiledQuery(query as CompiledQuery))
-      throw new Error(`service operation not compiled: ${(query as unknown as { errors?: { message: string }[] }).errors?.[0]?.message}`);
-    prepared.set(source, query);
-    return query;
-  };
-  const formatted = (error: GraphQLError) => formatError(error.toJSON(), error);
-  return async <T>(source: string, variables: Record<string, unknown>, context: GraphQLContext) => {
-    const query = prepared.get(source) ?? prepare(source);
-    const problems = variableTextProblems(variables);
-    if (problems.length) return { errors: [formatted(textInputError(problems))] };
-    graphqlExecutions.inc({ engine: compiled ? 'graphql-jit' : 'graphql-js' });
-    const result = await query.query(undefined, context, variables);
-    return { data: (result.data ?? undefined) as T | undefined, errors: result.errors?.map((error) => formatted(withExtensions(error))) };
-  };
+function formattedForApollo(error: GraphQLError, http: { status?: number; headers: HeaderMap }): GraphQLFormattedError {
+  const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+  const head = extensions.http as { status?: number; headers?: Map<string, string> } | undefined;
+  if (head && typeof head === 'object') {
+    if (head.status) http.status = head.status;
+    for (const [name, value] of head.headers ?? []) http.headers.set(name, value);
+    delete extensions.http;
+  }
+  return formatError({ ...error.toJSON(), extensions }, error);
 }
 
 /**
@@ -242,7 +217,7 @@ function definesOperation(document: DocumentNode, operationName: string | null |
  * formatting reads `extensions.code`; such an error is rebuilt as graphql-js's own, with the same message,
  * path, locations and original error (whose code the service's formatError reads).
  */
-function withExtensions(error: GraphQLError): GraphQLError {
+export function withExtensions(error: GraphQLError): GraphQLError {
   if (error.extensions) return error;
   const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError });
   // graphql-js computes locations from AST nodes, which graphql-jit does not keep; they are copied instead

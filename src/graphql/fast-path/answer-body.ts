@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { JsonRecordShape, PackedField, PackedRecords } from '../repositories/read-model';
+import type { PackedRecords } from '../../repositories/read-model';
+import { JsonRecordShape, PackedField, packedJsonBytesExpected, plainRecordObjects, writePackedJson } from './packed-json';
 
 /**
  * What a plain record list stands for in the JSON text of its answer until answerBody puts the list's own text
@@ -26,19 +27,19 @@ export class PlainRecordList {
   ) {}
 
   toJSON(): unknown {
-    if (!writing) return this.records.objects(this.keys, this.fields);
+    if (!writing) return plainRecordObjects(this.records, this.keys, this.fields);
     writing.push(this);
     return MARKER;
   }
 
   /** about the bytes write writes (exactly, for ASCII text that JSON does not escape) */
   bytesExpected(): number {
-    return this.records.jsonBytesExpected(this.shape);
+    return packedJsonBytesExpected(this.records, this.shape);
   }
 
   /** writes the list's JSON into `out` from `at`: the end, or -1 when it does not fit */
   write(out: Buffer, at: number): number {
-    return this.records.writeJson(out, at, this.shape);
+    return writePackedJson(this.records, out, at, this.shape);
   }
 }
 
@@ -46,7 +47,7 @@ export class PlainRecordList {
  * The body of a /graphql answer (Apollo's `stringifyResult`, src/app.ts): its JSON text, or, when it holds plain
  * record lists, its JSON as UTF-8 bytes, written once. The answer is stringified with each list as a marker
  * (users, zones and everything else as JSON.stringify writes them), then the bytes are that text with each
- * marker replaced by its list's JSON (PackedRecords.writeJson): the same bytes as JSON.stringify of the plain
+ * marker replaced by its list's JSON (packed-json.ts, writePackedJson): the same bytes as JSON.stringify of the plain
  * objects, without them, and without the answer's text as one large string that express then copies into a
  * Buffer (0.7 MB each in the nested answer of the bench: bench/FINDINGS.md, «The nested answer written as
  * bytes»). Apollo hands the body to express's `res.send` as it is, which sends a Buffer with the Content-Type
