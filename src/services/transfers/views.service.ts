@@ -6,7 +6,7 @@
  * each overlay change is written through the write engine in its zone's turn, with its view's serial step.
  */
 import { parseServerAddress, type Settings } from '../../config/settings';
-import { requireAdmin } from '../../auth/principal';
+import { changeAuthor, requireAdmin } from '../../auth/principal';
 import { parseCidr } from '../../dns/ip';
 import { parseApiRecord } from '../../dns/record';
 import { parseOwner } from '../../dns/name';
@@ -31,6 +31,8 @@ import {
   Rr,
   updateView,
   viewById,
+  viewChanges,
+  ViewChangeRow,
   viewByName,
   ViewFields,
   ViewRow,
@@ -181,6 +183,29 @@ export class ViewsService {
   }
 
   /**
+   * A view's history of a zone, newest first: its overlay changes, each as its `view.changed` event told it (who,
+   * when, the RRset, the action, a replace's records, the view's serial it stepped to). An overlay change writes
+   * no journal row (the journal is the base zone's, which IXFR serves), so its event is its record; it is kept
+   * as long as the events are (HISTORY_KEEP_DAYS).
+   */
+  async history(
+    ctx: RequestContext,
+    zoneName: string,
+    viewName: string,
+    page: { first: number; beforeId?: number },
+  ): Promise<ViewChangeRow[]> {
+    requireAdmin(ctx.principal);
+    if (!Number.isInteger(page.first) || page.first < 1 || page.first > 100) throw DomainError.invalid('first', 'first: 1 to 100');
+    return ctx.db.connection(async (sql) => {
+      const zone = await zoneByName(sql, normaliseZoneName(zoneName));
+      if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      const view = await viewByName(sql, viewName);
+      if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+      return viewChanges(sql, zone.id, view, { limit: page.first, beforeId: page.beforeId });
+    });
+  }
+
+  /**
    * Sets (or clears) a view's overlay of one RRset in a zone, through the write engine in the zone's turn: the
    * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), the view's
    * serial of the zone steps in the same transaction, and a signed zone's view is signed again for it.
@@ -226,6 +251,7 @@ export class ViewsService {
           type,
           action: input.action,
           records,
+          author: changeAuthor(ctx.principal),
         });
         // a signed zone's view is signed again for its new serial, in this transaction (docs/views.md, «DNSSEC»)
         if (zone.dnssec) await views.sign(zone, zone.dnssec, [{ viewId: view.id, serial }]);
