@@ -190,6 +190,27 @@ export class ViewRecordType {
   overlay!: ViewRecordOverlay;
 }
 
+@ObjectType('ViewRrsetDiff', {
+  simpleResolvers: true,
+  description: 'An RRset a view replaces or hides: the base’s records and the view’s.',
+})
+export class ViewRrsetDiffType {
+  @Field({ description: 'Relative to the zone; @ the apex.' })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => OverlayActionEnum)
+  action!: OverlayActionEnum;
+
+  @Field(() => [ViewOverlayRecordType], { description: 'The base zone’s records of the RRset (before); none where the view adds it.' })
+  base!: ViewOverlayRecordType[];
+
+  @Field(() => [ViewOverlayRecordType], { description: 'The view’s records of it (after); none where the view hides it.' })
+  view!: ViewOverlayRecordType[];
+}
+
 @ObjectType('ViewZone', { simpleResolvers: true, description: 'A zone as a view serves it.' })
 export class ViewZoneType {
   @Field()
@@ -203,4 +224,9 @@ export class ViewZoneType {
 
   @Field(() => [ViewRecordType])
   records!: ViewRecordType[];
+
+  @Field(() => [ViewRrsetDiffType], {
+    description: 'The view against the base: only the RRsets the view replaces or hides, the base’s records of each and the view’s.',
+  })
+  diff!: ViewRrsetDiffType[];
 }

@@ -68,6 +68,15 @@ export interface ViewRecord extends Rr {
   overlay: 'base' | OverlayAction;
 }
 
+/** an RRset a view's overlay covers: the base's records of it and the view's (none where the view hides it) */
+export interface ViewRrsetDiff {
+  owner: string;
+  type: string;
+  action: OverlayAction;
+  base: { ttl: number; rdata: string }[];
+  view: { ttl: number; rdata: string }[];
+}
+
 const VIEW_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** an address of a view's secondary: IPv4 or IPv6 (bracketed with a port), or host:port */
 const NOTIFY_TARGET = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:]+\](:\d{1,5})?|[0-9a-f:]+)$/i;
@@ -156,7 +165,11 @@ export class ViewsService {
    * A zone's records as a view serves them: the base's, the view's own RRsets (`replace`) in place of the base's,
    * and the base's RRsets the view hides listed as `hide` (not served in the view); with the view's serial.
    */
-  async recordsInView(ctx: RequestContext, zoneName: string, viewName: string): Promise<{ serial: number; records: ViewRecord[] }> {
+  async recordsInView(
+    ctx: RequestContext,
+    zoneName: string,
+    viewName: string,
+  ): Promise<{ serial: number; records: ViewRecord[]; diff: ViewRrsetDiff[] }> {
     requireAdmin(ctx.principal);
     return ctx.db.transaction(async (sql) => {
       const zone = await zoneByName(sql, normaliseZoneName(zoneName));
@@ -178,7 +191,15 @@ export class ViewsService {
       }
       for (const o of overlays)
         if (o.action === 'replace') for (const r of o.records) records.push({ owner: o.owner, type: o.type, ...r, overlay: 'replace' });
-      return { serial, records };
+      // the view against the base: only the RRsets its overlay covers, the base's records before, the view's after
+      const diff = overlays.map((o) => ({
+        owner: o.owner,
+        type: o.type,
+        action: o.action,
+        base: base.filter((r) => r.owner === o.owner && r.type === o.type).map(({ ttl, rdata }) => ({ ttl, rdata })),
+        view: o.action === 'replace' ? o.records : [],
+      }));
+      return { serial, records, diff };
     }, 'repeatable read, read only');
   }
 
