@@ -11,7 +11,7 @@ const PAGE_SIZE = 20;
  * Who made a change, as people read it: the person's e-mail when a person signed in made it (docs/people.md,
  * «History and audit log»), else the key by its name (the admin's said so), or the TSIG key of a DNS UPDATE.
  */
-function authorOf(entry: ChangeEntryFieldsFragment): string {
+export function authorOf(entry: { author?: ChangeEntryFieldsFragment['author'] }): string {
   const a = entry.author;
   if (!a) return 'the service';
   if (a.email) return a.email;

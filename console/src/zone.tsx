@@ -21,6 +21,7 @@ import { unicodeName } from './names';
 import { ZoneNameserverSet } from './zone-set';
 import { SecondaryPanel } from './secondary';
 import { ReviewQueue } from './review';
+import { ViewPanel, ViewSwitch } from './views';
 
 /** the tabs, each with the permission it needs (Domain.permissions; none: every reader) */
 const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragment | null])[] = [
@@ -118,6 +119,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
   const [since, setSince] = useState<{ after: string | null } | null>(null);
   // the newest change seen live: the records table applies it where it happened (not a reload of the whole zone)
   const [liveChange, setLiveChange] = useState<LiveChange | null>(null);
+  // the view the operator reads the zone in ('': the base zone, as every other client is served it)
+  const [view, setView] = useState('');
   const newestLoaded = result.data?.domain.changes.nodes[0]?.id ?? null;
   const loaded = result.data !== undefined;
   useEffect(() => {
@@ -192,6 +195,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
       )}
       {secondary && <SecondaryPanel zone={zone} status={result.data?.domain.secondary} canPromote={can.promote} onPromoted={refresh} />}
       <ZoneNameserverSet zone={zone} set={result.data?.domain.nameserverSet} onMoved={refresh} />
+      <ViewSwitch view={view} onChoose={setView} />
       <nav className="tabs" aria-label="Zone views">
         {tabs.map(([id, label]) => (
           <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={shownTab === id ? 'page' : undefined}>
@@ -205,7 +209,9 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
           {describeError(types.error)}
         </p>
       )}
-      {shownTab === 'changes' ? (
+      {view ? (
+        <ViewPanel key={`${view} ${generation}`} zone={zone} view={view} />
+      ) : shownTab === 'changes' ? (
         <ChangeSet
           zone={zone}
           staged={staged}

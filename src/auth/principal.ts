@@ -39,6 +39,28 @@ export interface ActingPerson {
  * account acted in (absent or null: none, which sees nothing), `role` the person's role there and `policy` its
  * rules (given by the caller that decides requests; absent, the principal only names the actor).
  */
+/** who made a change, as the journal and the events name its author */
+export interface ChangeAuthorFields {
+  keyId?: number;
+  tsigKeyId?: number;
+  keyName?: string;
+  userId?: number;
+  email?: string;
+}
+
+/**
+ * A change's author from its principal: a person signed in is named by e-mail (docs/people.md), since a session's
+ * id is no key; a DNS UPDATE by its TSIG key; else the API key, with its user (none: the admin's).
+ */
+export function changeAuthor(principal: Principal): ChangeAuthorFields {
+  return {
+    ...(principal.via === 'tsig' ? { tsigKeyId: principal.keyId } : principal.via === 'session' ? {} : { keyId: principal.keyId }),
+    keyName: principal.keyName,
+    userId: principal.kind === 'user' ? principal.userId : undefined,
+    email: principal.via === 'session' ? principal.person?.email : undefined,
+  };
+}
+
 /**
  * The principal of a change the service makes on its own (a transfer in, an ALIAS refresh, a signer's step): it
  * passes the write engine's scope checks as the admin, and `name` is what the history shows as its author.

@@ -83,6 +83,21 @@ export function canonicalName(value: unknown, what = 'DNS Name'): string {
 /** a zone id from the path (`example.com.`, `example.com`; `=2F` is `/`, ws-api.cc apiZoneIdToName) */
 export const zoneOfPath = (id: string) => id.replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
+/**
+ * A zone variant as PowerDNS 5 addresses it (`example.org..internal`: the zone's name, its root dot, then the
+ * variant's name) is not a zone here: Zonekeeper's split horizon is views, overlays on one zone that the operator
+ * reads and changes through the views API (docs/views.md). PowerDNS 4.7 answers such an id 422 (`Unable to parse
+ * DNS Name`, the empty label); so does this, saying where a view is addressed, before any route reads the zone.
+ */
+export function refuseZoneVariant(id: string): void {
+  const variant = /^(.+?)\.\.([^.]+)$/.exec(zoneOfPath(id));
+  if (!variant) return;
+  const [, zone, view] = variant;
+  throw refuse(
+    `Unable to parse DNS Name '${id}': Zonekeeper has no zone variants; a view ('${view}') of zone ${zone}. is addressed through the views API (GET /api/domain/views/${zone}/${view}, GraphQL viewZone), not as a zone variant`,
+  );
+}
+
 export const notFound = (inputs: PowerDnsInputs) => refuse(`Could not find domain '${inputs.params.zone}'`, 404);
 
 /** a zone the key can see, or 404 as PowerDNS answers for a zone it does not have */

@@ -10,6 +10,7 @@ import { databaseOf } from '../http/read-routing';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { PowerDnsError, POWERDNS_ROUTES, PowerDnsResult } from './routes';
+import { refuseZoneVariant } from './route-kit';
 
 export interface PowerDnsDeps {
   db: Database;
@@ -101,6 +102,8 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
       const labels: string[] = [];
       const commentLabels: string[] = [];
       try {
+        // PowerDNS 5's zone variant (`zone..view`) is refused on every route of a zone: views are not zones here
+        if (typeof req.params.zone === 'string') refuseZoneVariant(req.params.zone);
         send(
           res,
           await route.handle({

@@ -6,6 +6,7 @@
 import type { Sql } from '../db/pool';
 import { DNSSEC_POLICY_JSON, type DnssecPolicy, policyFromJson } from './dnssec';
 import { insertEventsSql } from './events';
+import type { ChangeAuthorFields } from '../auth/principal';
 
 /** a record as the primary serves it (dns-zone-data.ts's `Rr`) */
 export interface Rr {
@@ -174,6 +175,8 @@ export async function writeOverlay(
     type: string;
     action?: OverlayAction;
     records: { ttl: number; rdata: string }[];
+    /** who set or cleared it, as a journal row names its author (the event is the change's only record) */
+    author: ChangeAuthorFields;
   },
 ): Promise<number> {
   if (write.action)
@@ -198,15 +201,71 @@ export async function writeOverlay(
                       returning serial),
           event as (${insertEventsSql(
             `select 'view.changed', d.id, d.name, null, null,
-                    jsonb_build_object('zone', d.name, 'view', $3::text, 'owner', $4::text, 'type', $5::text,
-                                       'action', $6::text, 'serial', s.serial, 'records', $7::jsonb)
+                    jsonb_build_object('zone', d.name, 'view', $3::text, 'viewId', $2::bigint, 'owner', $4::text, 'type', $5::text,
+                                       'action', $6::text, 'serial', s.serial, 'records', $7::jsonb,
+                                       'author', jsonb_strip_nulls($8::jsonb))
                from domains d, stepped s where d.id = $1`,
           )})
      select serial from stepped`,
-    [write.domainId, write.viewId, write.view, write.owner, write.type, write.action ?? 'clear', JSON.stringify(write.records)],
+    [
+      write.domainId,
+      write.viewId,
+      write.view,
+      write.owner,
+      write.type,
+      write.action ?? 'clear',
+      JSON.stringify(write.records),
+      JSON.stringify(write.author),
+    ],
   );
   sql.journalWritten();
   return Number(row.serial);
+}
+
+/** an overlay change of one view of a zone, as its `view.changed` event told it (the view's history) */
+export interface ViewChangeRow {
+  /** the event's id */
+  id: number;
+  createdAt: Date;
+  owner: string;
+  type: string;
+  action: OverlayAction | 'clear';
+  /** the view's serial of the zone the change stepped to */
+  serial: number;
+  /** a replace's records; none for hide and clear */
+  records: { ttl: number; rdata: string }[];
+  /** undefined for an event written before events named their author */
+  author?: ChangeAuthorFields;
+}
+
+/**
+ * A view's overlay changes of a zone, newest first, before the event `beforeId`, at most `limit`: its
+ * `view.changed` events (kept as long as the event feed keeps them, HISTORY_KEEP_DAYS), read by the partial index
+ * on (domain_id, id). An event names its view by id; one written before events named the id, by name.
+ */
+export async function viewChanges(
+  sql: Sql,
+  domainId: number,
+  view: { id: number; name: string },
+  page: { limit: number; beforeId?: number },
+): Promise<ViewChangeRow[]> {
+  const rows = await sql.rows(
+    `select id, created_at, data from events
+      where domain_id = $1 and type = 'view.changed' and ($5::bigint is null or id < $5)
+        and coalesce((data->>'viewId')::bigint = $2, data->>'view' = $3)
+      order by id desc limit $4`,
+    [domainId, view.id, view.name, page.limit, page.beforeId ?? null],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    createdAt: new Date(r.created_at),
+    owner: r.data.owner,
+    type: r.data.type,
+    action: r.data.action,
+    serial: Number(r.data.serial),
+    records: r.data.records ?? [],
+    author: r.data.author ?? undefined,
+  }));
 }
 
 /**

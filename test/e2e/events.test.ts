@@ -567,18 +567,43 @@ describe("a view's overlay changes", () => {
 
     await waitUntil('three view.changed delivered', () => rx.typesOf(zone).length >= 3);
     expect(rx.unverified).toEqual([]);
+    // each names its view by id too, and its author as a zone.changed does (the admin key: no user)
+    const viewId = made.data.createView.id;
+    const author = { keyId: expect.any(Number), keyName: expect.any(String) };
     const expected = [
       {
         zone,
         view: 'ev-inside',
+        viewId: Number(viewId),
         owner: 'api',
         type: 'A',
         action: 'replace',
         serial: serials[0],
         records: [{ ttl: 300, rdata: '10.1.2.3' }],
+        author,
       },
-      { zone, view: 'ev-inside', owner: 'www', type: 'TXT', action: 'hide', serial: serials[1], records: [] },
-      { zone, view: 'ev-inside', owner: 'api', type: 'A', action: 'clear', serial: serials[2], records: [] },
+      {
+        zone,
+        view: 'ev-inside',
+        viewId: Number(viewId),
+        owner: 'www',
+        type: 'TXT',
+        action: 'hide',
+        serial: serials[1],
+        records: [],
+        author,
+      },
+      {
+        zone,
+        view: 'ev-inside',
+        viewId: Number(viewId),
+        owner: 'api',
+        type: 'A',
+        action: 'clear',
+        serial: serials[2],
+        records: [],
+        author,
+      },
     ];
     expect(rx.received.filter((r) => r.zone === zone).map((r) => [r.type, r.data])).toEqual(expected.map((data) => ['view.changed', data]));
     // the feed: the operator reads them in the same order; the zone's owner, who may not read views, does not

@@ -2921,6 +2921,9 @@ const OPS: Op[] = [
   adminOnlyOp('Query.viewZone', (key) => [
     ['a zone of its own', 'FORBIDDEN', () => gql(key, `query($z: String!) { viewZone(zone: $z, view: "pm-view") { serial } }`, { z: A })],
   ]),
+  adminOnlyOp('Query.viewHistory', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => gql(key, `query($z: String!) { viewHistory(zone: $z, view: "pm-view") { id } }`, { z: A })],
+  ]),
   adminOnlyOp('Query.viewBindConfig', (key) => [
     ['a view', 'FORBIDDEN', () => gql(key, `{ viewBindConfig(view: "pm-view", primary: "192.0.2.1:53") }`)],
   ]),

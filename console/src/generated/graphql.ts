@@ -453,6 +453,9 @@ export type OperatorGrant =
   /** Granted by an OpenID Connect sign-in whose claim held an operator value; a sign-in without it removes it. */
   | 'OIDC';
 
+/** What a view does to an RRset of a zone (docs/views.md): REPLACE with its own records, or HIDE it. */
+export type OverlayAction = 'HIDE' | 'REPLACE';
+
 /** PTR RDATA (RFC 1035 §3.3.12). */
 export type PtrDataInput = {
   /** the name this owner points to */
@@ -656,6 +659,12 @@ export type UriDataInput = {
   /** 0–65535, relative weight among equal priorities */
   weight: number;
 };
+
+/** What an overlay change did: REPLACE or HIDE an RRset in the view, or CLEAR the view's overlay of it (the base's again). */
+export type ViewChangeAction = 'CLEAR' | 'HIDE' | 'REPLACE';
+
+/** A view's record: the base zone's (BASE), the view's own in place of the base's (REPLACE), or the base's hidden in the view (HIDE). */
+export type ViewRecordOverlay = 'BASE' | 'HIDE' | 'REPLACE';
 
 /** ZONEMD RDATA (RFC 8976 §2, RFC 8976 §2.3). */
 export type ZonemdDataInput = {
@@ -2712,6 +2721,57 @@ export type ZoneSteeringQuery = {
     }>;
   };
 };
+
+export type ViewsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ViewsQuery = { views: Array<{ id: string; name: string }> };
+
+export type ViewOfZoneQueryVariables = Exact<{
+  zone: string;
+  view: string;
+}>;
+
+export type ViewOfZoneQuery = {
+  viewZone: {
+    zone: string;
+    view: string;
+    serial: number;
+    records: Array<{ owner: string; type: string; ttl: number; rdata: string; overlay: ViewRecordOverlay }>;
+    diff: Array<{
+      owner: string;
+      type: string;
+      action: OverlayAction;
+      base: Array<{ ttl: number; rdata: string }>;
+      view: Array<{ ttl: number; rdata: string }>;
+    }>;
+  };
+  viewHistory: Array<{
+    id: string;
+    createdAt: string;
+    owner: string;
+    type: string;
+    action: ViewChangeAction;
+    serial: number;
+    records: Array<{ ttl: number; rdata: string }>;
+    author: {
+      admin: boolean;
+      email: string | null;
+      keyId: string | null;
+      keyName: string | null;
+      tsigKeyId: string | null;
+      userId: string | null;
+    } | null;
+  }>;
+};
+
+export type ClearViewOverlayMutationVariables = Exact<{
+  zone: string;
+  view: string;
+  owner: string;
+  type: string;
+}>;
+
+export type ClearViewOverlayMutation = { clearViewOverlay: number };
 
 export const ZonePermissionsFieldsFragmentDoc = {
   kind: 'Document',
@@ -10167,3 +10227,245 @@ export const ZoneSteeringDocument = {
     },
   ],
 } as unknown as DocumentNode<ZoneSteeringQuery, ZoneSteeringQueryVariables>;
+export const ViewsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Views' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'views' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ViewsQuery, ViewsQueryVariables>;
+export const ViewOfZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ViewOfZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'view' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'viewZone' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'view' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'view' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'view' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'records' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'overlay' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'diff' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'base' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                          ],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'view' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'viewHistory' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'view' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'view' } },
+              },
+              { kind: 'Argument', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '20' } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'action' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'records' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'author' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'keyId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'keyName' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ViewOfZoneQuery, ViewOfZoneQueryVariables>;
+export const ClearViewOverlayDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ClearViewOverlay' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'view' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'owner' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'type' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'clearViewOverlay' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'view' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'view' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'owner' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'owner' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'type' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'type' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ClearViewOverlayMutation, ClearViewOverlayMutationVariables>;

@@ -13,7 +13,7 @@ import { listComplexity } from './paging';
   simpleResolvers: true,
   description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).',
 })
-class ChangeAuthor {
+export class ChangeAuthor {
   @Field(() => ID, { nullable: true, description: 'The API key; null for a DNS UPDATE.' })
   keyId!: number | null;
 

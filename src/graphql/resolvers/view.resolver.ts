@@ -7,9 +7,11 @@ import {
   ViewInput,
   ViewOverlayType,
   ViewType,
+  ViewChangeType,
   ViewUpdateInput,
   ViewZoneType,
 } from '../types/view.type';
+import { parseOptionalId } from '../inputs/ids';
 
 /**
  * Views (docs/views.md): the operator's split horizon, as overlays on the zones, each view served to the
@@ -63,6 +65,34 @@ export class ViewResolver {
   async viewZone(@Arg('zone') zone: string, @Arg('view') view: string, @Ctx() ctx: GraphQLContext) {
     const read = await ctx.services.views.recordsInView(ctx, zone, view);
     return { zone, view, ...read };
+  }
+
+  @Query(() => [ViewChangeType], {
+    description:
+      "A view's history of a zone, newest first (the operator): each overlay set or cleared, with who, when, the RRset, the action, a replace's records and the view's serial, from its view.changed event (kept as long as the events are).",
+  })
+  async viewHistory(
+    @Arg('zone') zone: string,
+    @Arg('view') view: string,
+    @Arg('first', () => Int, { defaultValue: 20, description: 'Page size, 1 to 100.' }) first: number,
+    @Arg('before', () => ID, { nullable: true, description: 'The id of the oldest change of the previous page.' })
+    before: string | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    const rows = await ctx.services.views.history(ctx, zone, view, { first, beforeId: parseOptionalId(before, 'before') });
+    return rows.map((row) => ({
+      ...row,
+      author: row.author
+        ? {
+            keyId: row.author.keyId ?? null,
+            tsigKeyId: row.author.tsigKeyId ?? null,
+            keyName: row.author.keyName ?? null,
+            userId: row.author.userId ?? null,
+            admin: row.author.userId === undefined,
+            email: row.author.email ?? null,
+          }
+        : null,
+    }));
   }
 
   @Mutation(() => Int, {

@@ -1,6 +1,7 @@
 import { SerialScalar } from '../scalars/serial';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { MaxLength } from 'class-validator';
+import { ChangeAuthor } from '../resolvers/history.resolver';
 
 export enum OverlayActionEnum {
   REPLACE = 'replace',
@@ -130,6 +131,47 @@ export class ViewOverlayType {
   records!: ViewOverlayRecordType[];
 }
 
+export enum ViewChangeAction {
+  REPLACE = 'replace',
+  HIDE = 'hide',
+  CLEAR = 'clear',
+}
+registerEnumType(ViewChangeAction, {
+  name: 'ViewChangeAction',
+  description: "What an overlay change did: REPLACE or HIDE an RRset in the view, or CLEAR the view's overlay of it (the base's again).",
+});
+
+@ObjectType('ViewChange', {
+  simpleResolvers: true,
+  description:
+    "One overlay change of a view in a zone, as its view.changed event told it (the view's history: an overlay change writes no journal row).",
+})
+export class ViewChangeType {
+  @Field(() => ID, { description: 'The event’s id (a page’s `before`).' })
+  id!: number;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field({ description: 'Relative to the zone; @ the apex.' })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => ViewChangeAction)
+  action!: ViewChangeAction;
+
+  @Field(() => [ViewOverlayRecordType], { description: "The view's records after a REPLACE; none for HIDE and CLEAR." })
+  records!: ViewOverlayRecordType[];
+
+  @Field(() => SerialScalar, { description: "The view's serial of the zone that the change stepped to." })
+  serial!: number;
+
+  @Field(() => ChangeAuthor, { nullable: true, description: 'Who made it; null for a change recorded before events named their author.' })
+  author!: ChangeAuthor | null;
+}
+
 @ObjectType('ViewRecord', { simpleResolvers: true, description: "A record of a view's zone, and what the view's overlay does to it." })
 export class ViewRecordType {
   @Field()
@@ -148,6 +190,27 @@ export class ViewRecordType {
   overlay!: ViewRecordOverlay;
 }
 
+@ObjectType('ViewRrsetDiff', {
+  simpleResolvers: true,
+  description: 'An RRset a view replaces or hides: the base’s records and the view’s.',
+})
+export class ViewRrsetDiffType {
+  @Field({ description: 'Relative to the zone; @ the apex.' })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => OverlayActionEnum)
+  action!: OverlayActionEnum;
+
+  @Field(() => [ViewOverlayRecordType], { description: 'The base zone’s records of the RRset (before); none where the view adds it.' })
+  base!: ViewOverlayRecordType[];
+
+  @Field(() => [ViewOverlayRecordType], { description: 'The view’s records of it (after); none where the view hides it.' })
+  view!: ViewOverlayRecordType[];
+}
+
 @ObjectType('ViewZone', { simpleResolvers: true, description: 'A zone as a view serves it.' })
 export class ViewZoneType {
   @Field()
@@ -161,4 +224,9 @@ export class ViewZoneType {
 
   @Field(() => [ViewRecordType])
   records!: ViewRecordType[];
+
+  @Field(() => [ViewRrsetDiffType], {
+    description: 'The view against the base: only the RRsets the view replaces or hides, the base’s records of each and the view’s.',
+  })
+  diff!: ViewRrsetDiffType[];
 }

@@ -6,7 +6,7 @@
  * each overlay change is written through the write engine in its zone's turn, with its view's serial step.
  */
 import { parseServerAddress, type Settings } from '../../config/settings';
-import { requireAdmin } from '../../auth/principal';
+import { changeAuthor, requireAdmin } from '../../auth/principal';
 import { parseCidr } from '../../dns/ip';
 import { parseApiRecord } from '../../dns/record';
 import { parseOwner } from '../../dns/name';
@@ -31,6 +31,8 @@ import {
   Rr,
   updateView,
   viewById,
+  viewChanges,
+  ViewChangeRow,
   viewByName,
   ViewFields,
   ViewRow,
@@ -64,6 +66,15 @@ export interface OverlayInput {
 export interface ViewRecord extends Rr {
   /** `base`: the base zone's; `replace`: the view's own; `hide`: the base's, hidden in the view */
   overlay: 'base' | OverlayAction;
+}
+
+/** an RRset a view's overlay covers: the base's records of it and the view's (none where the view hides it) */
+export interface ViewRrsetDiff {
+  owner: string;
+  type: string;
+  action: OverlayAction;
+  base: { ttl: number; rdata: string }[];
+  view: { ttl: number; rdata: string }[];
 }
 
 const VIEW_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -154,7 +165,11 @@ export class ViewsService {
    * A zone's records as a view serves them: the base's, the view's own RRsets (`replace`) in place of the base's,
    * and the base's RRsets the view hides listed as `hide` (not served in the view); with the view's serial.
    */
-  async recordsInView(ctx: RequestContext, zoneName: string, viewName: string): Promise<{ serial: number; records: ViewRecord[] }> {
+  async recordsInView(
+    ctx: RequestContext,
+    zoneName: string,
+    viewName: string,
+  ): Promise<{ serial: number; records: ViewRecord[]; diff: ViewRrsetDiff[] }> {
     requireAdmin(ctx.principal);
     return ctx.db.transaction(async (sql) => {
       const zone = await zoneByName(sql, normaliseZoneName(zoneName));
@@ -176,8 +191,39 @@ export class ViewsService {
       }
       for (const o of overlays)
         if (o.action === 'replace') for (const r of o.records) records.push({ owner: o.owner, type: o.type, ...r, overlay: 'replace' });
-      return { serial, records };
+      // the view against the base: only the RRsets its overlay covers, the base's records before, the view's after
+      const diff = overlays.map((o) => ({
+        owner: o.owner,
+        type: o.type,
+        action: o.action,
+        base: base.filter((r) => r.owner === o.owner && r.type === o.type).map(({ ttl, rdata }) => ({ ttl, rdata })),
+        view: o.action === 'replace' ? o.records : [],
+      }));
+      return { serial, records, diff };
     }, 'repeatable read, read only');
+  }
+
+  /**
+   * A view's history of a zone, newest first: its overlay changes, each as its `view.changed` event told it (who,
+   * when, the RRset, the action, a replace's records, the view's serial it stepped to). An overlay change writes
+   * no journal row (the journal is the base zone's, which IXFR serves), so its event is its record; it is kept
+   * as long as the events are (HISTORY_KEEP_DAYS).
+   */
+  async history(
+    ctx: RequestContext,
+    zoneName: string,
+    viewName: string,
+    page: { first: number; beforeId?: number },
+  ): Promise<ViewChangeRow[]> {
+    requireAdmin(ctx.principal);
+    if (!Number.isInteger(page.first) || page.first < 1 || page.first > 100) throw DomainError.invalid('first', 'first: 1 to 100');
+    return ctx.db.connection(async (sql) => {
+      const zone = await zoneByName(sql, normaliseZoneName(zoneName));
+      if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      const view = await viewByName(sql, viewName);
+      if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+      return viewChanges(sql, zone.id, view, { limit: page.first, beforeId: page.beforeId });
+    });
   }
 
   /**
@@ -226,6 +272,7 @@ export class ViewsService {
           type,
           action: input.action,
           records,
+          author: changeAuthor(ctx.principal),
         });
         // a signed zone's view is signed again for its new serial, in this transaction (docs/views.md, «DNSSEC»)
         if (zone.dnssec) await views.sign(zone, zone.dnssec, [{ viewId: view.id, serial }]);

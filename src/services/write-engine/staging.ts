@@ -13,7 +13,7 @@ import { nextSerial, serialAdd, serialGreaterThan } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
 import type { JournalFinding, JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
-import type { Principal } from '../../auth/principal';
+import { changeAuthor, type Principal } from '../../auth/principal';
 import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
@@ -522,17 +522,7 @@ export class ZoneChange implements ChangeToSign {
         ? undefined
         : this.request.serviceNote !== undefined
           ? { keyName: this.request.serviceNote }
-          : {
-              // a person signed in is named by e-mail (docs/people.md); a session's id is no key
-              ...(this.principal.via === 'tsig'
-                ? { tsigKeyId: this.principal.keyId }
-                : this.principal.via === 'session'
-                  ? {}
-                  : { keyId: this.principal.keyId }),
-              keyName: this.principal.keyName,
-              userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
-              email: this.principal.via === 'session' ? this.principal.person?.email : undefined,
-            },
+          : changeAuthor(this.principal),
       defaultMaxRecords: this.recordQuota(),
       expect: this.expect,
       touched,
