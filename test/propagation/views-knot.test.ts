@@ -9,10 +9,15 @@
  * The primary runs with VIEWS_UNSIGNED_TRANSFERS=refuse: an SOA query or a transfer of a zone with views without a
  * view's key is REFUSED with EDE 18 (Prohibited), as dig and kdig show; a zone without views, or a view's key,
  * is answered.
+ *
+ * The NSD and PowerDNS texts are held to the tools themselves: nsd-checkconf reads NSD's, and every pdnsutil line of
+ * PowerDNS's runs against a gsqlite3 backend (the catalog a consumer zone transferred with the view's key).
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { schemaFile } from '../support/powerdns-server';
 import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createTsigKey, createUser, createZone } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
@@ -267,5 +272,64 @@ describe('VIEWS_UNSIGNED_TRANSFERS=refuse', () => {
     const soa = await dig(['-y', `hmac-sha256:${other.name}:${other.secret}`, ...at(), '+norec', ZONE, 'SOA']);
     expect(soa.status).toBe('REFUSED');
     expect(soa.stdout).toContain('EDE: 18 (Prohibited)');
+  });
+});
+
+describe('the printed NSD and PowerDNS configurations', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-views-configs-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const print = async (software: string) => {
+    const out = await runCli(app.baseUrl, ['view', 'secondary-config', 'inside', `127.0.0.1:${dnsPort}`, '--software', software]);
+    expect(out).toMatchObject({ code: 0, err: '' });
+    expect(out.out).toContain(PLACEHOLDER);
+    expect(out.out).not.toContain(keys.inside.secret);
+    return out.out.replace(PLACEHOLDER, keys.inside.secret);
+  };
+
+  test("NSD's is read by nsd-checkconf: the key, the pattern with it, the catalog", async () => {
+    const text = (await print('nsd')).replace('"/var/lib/nsd/inside/', `"${dir}/`);
+    expect(text).toContain(`    request-xfr: 127.0.0.1@${dnsPort} inside-knot-key\n    allow-notify: 127.0.0.1 inside-knot-key\n`);
+    const file = path.join(dir, 'nsd.conf');
+    writeFileSync(file, `server:\n    zonesdir: "${dir}"\n${text}`);
+    expect(await run('nsd-checkconf', [file])).toEqual({ code: 0, output: '' });
+    // nsd-checkconf reads back the catalog zone's pattern, and the pattern's transfers signed with the key
+    expect((await run('nsd-checkconf', ['-z', `${CATALOG}.`, '-o', 'request-xfr', file])).output.trim()).toBe(
+      `127.0.0.1@${dnsPort} inside-knot-key`,
+    );
+    // an unknown software is refused with the values taken
+    const wrong = await runCli(app.baseUrl, ['view', 'secondary-config', 'inside', '127.0.0.1', '--software', 'djbdns']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.err).toMatch(/bind, knot, nsd, powerdns/);
+  });
+
+  test("PowerDNS's lines are taken by pdnsutil 4.7: the catalog a consumer zone of the primary, transferred with the key", async () => {
+    const text = await print('powerdns');
+    const database = path.join(dir, 'pdns.sqlite3');
+    execFileSync(findBinary('sqlite3'), [database], { input: readFileSync(schemaFile()), stdio: ['pipe', 'ignore', 'pipe'] });
+    const lines = text.split('\n');
+    const config = lines.filter((l) => /^[a-z-]+=/.test(l));
+    expect(config).toEqual(['secondary=yes', 'allow-notify-from=127.0.0.1']);
+    writeFileSync(path.join(dir, 'pdns.conf'), [`launch=gsqlite3`, `gsqlite3-database=${database}`, ...config, ''].join('\n'));
+    const commands = lines.filter((l) => /^(pdnsutil|for) /.test(l));
+    expect(commands).toHaveLength(5);
+    const pdnsutil = `pdnsutil --config-dir=${dir}`;
+    for (const command of commands) {
+      const ran = await run('bash', ['-euo', 'pipefail', '-c', command.replaceAll('pdnsutil', pdnsutil)]);
+      expect({ command, code: ran.code }).toEqual({ command, code: 0 });
+    }
+    const zones = execFileSync(findBinary('sqlite3'), [database, 'select name, type, master from domains'], { encoding: 'utf8' });
+    expect(zones.trim()).toBe(`${CATALOG}|CONSUMER|127.0.0.1:${dnsPort}`);
+    const meta = await run('bash', ['-c', `${pdnsutil} get-meta ${CATALOG} AXFR-MASTER-TSIG`]);
+    expect(meta.output).toContain('AXFR-MASTER-TSIG = inside-knot-key');
+    // the loop gives a member (as the consumer makes it: a secondary zone of the same primaries) the key
+    await run('bash', ['-c', `${pdnsutil} create-secondary-zone ${ZONE} 127.0.0.1:${dnsPort}`]);
+    expect((await run('bash', ['-c', commands[4].replaceAll('pdnsutil', pdnsutil)])).code).toBe(0);
+    expect((await run('bash', ['-c', `${pdnsutil} get-meta ${ZONE} AXFR-MASTER-TSIG`])).output).toContain(
+      'AXFR-MASTER-TSIG = inside-knot-key',
+    );
   });
 });
