@@ -1,5 +1,5 @@
 /**
- * The configuration of a standard secondary of one view (docs/views.md, «Configuring secondaries»), as text for
+ * The configuration of a standard secondary of one view (docs/views.md, «Knot DNS, NSD and PowerDNS»), as text for
  * the operator to paste: the view's key, the primary reached with it, the view's catalog zone (RFC 9432) whose
  * members the secondary then transfers with the same key. The view is picked by the key that signs SOA, AXFR and
  * IXFR, so every one of those requests must carry it.

@@ -236,10 +236,10 @@ export class ViewsService {
   }
 
   /**
-   * The configuration of a secondary of the view for `software` (docs/views.md, «Configuring secondaries»): the
-   * view's key, the primary reached with it, the view's catalog zone. BIND holds every view in one server; Knot,
-   * NSD and PowerDNS run one instance per view. The key's secret is not printed: it was shown once, when the key
-   * was made.
+   * The configuration of a secondary of the view for `software` (docs/views.md, «Configuring BIND», «Knot DNS,
+   * NSD and PowerDNS»): the view's key, the primary reached with it, the view's catalog zone. BIND holds every view
+   * in one server; Knot, NSD and PowerDNS run one instance per view. The key's secret is not printed: it was shown
+   * once, when the key was made.
    */
   async secondaryConfig(ctx: RequestContext, viewName: string, primary: string, software: SecondarySoftware = 'bind'): Promise<string> {
     if (!SECONDARY_SOFTWARE.includes(software))
