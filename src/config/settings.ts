@@ -81,6 +81,13 @@ export interface Settings {
   /** addresses / CIDRs a DNS UPDATE (RFC 2136) may come from; it must also be signed with a user's TSIG key */
   updateAllow: string[];
   tsigKey: TsigKey | undefined;
+  /**
+   * VIEWS_UNSIGNED_TRANSFERS: what an SOA query, AXFR or IXFR of a zone with views' zones gets when it is not
+   * signed with a view's key (docs/views.md): `base`, the base zone (the implicit default view); `refuse`, REFUSED
+   * with an Extended DNS Error (RFC 8914), so that a secondary that lost its view's key serves nothing rather than
+   * the wrong view
+   */
+  viewsUnsignedTransfers: 'base' | 'refuse';
   roles: Role[];
   logLevel: LogLevel;
   /** largest request body, in bytes (REST and GraphQL), a zone-file import's aside */
@@ -548,6 +555,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     transferAllow,
     updateAllow,
     tsigKey,
+    viewsUnsignedTransfers: oneOf('VIEWS_UNSIGNED_TRANSFERS', ['base', 'refuse'] as const, 'base'),
     roles,
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -417,14 +417,30 @@ export class PrimaryHandler {
       await inSnapshot(db, async (client) => {
         const found = await findZone(client, this.settings.catalogZone, qname);
         // a request signed with a view's key reads that view's zone (docs/views.md); unsigned, the base zone
-        const zone =
+        const viewed =
           found && tsig.verified && tsig.keyName && tsig.keyName !== this.settings.tsigKey?.name
             ? await inViewOfKey(client, found, tsig.keyName)
-            : found;
+            : { zone: found, ofView: false };
+        const zone = viewed.zone;
         if (!zone)
           return exchange.reply({
             rcode: RCODE.REFUSED,
             ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` },
+          });
+        // a secondary's refresh and transfers of a zone with views, without a view's key: refused when the operator
+        // says so, rather than answered with the base zone, which is one view's answer too many (RFC 8914 §4.19)
+        if (
+          this.settings.viewsUnsignedTransfers === 'refuse' &&
+          zone.viewZones &&
+          !viewed.ofView &&
+          (qtype === 'AXFR' || qtype === 'IXFR' || (qtype === 'SOA' && qname === zone.name))
+        )
+          return exchange.reply({
+            rcode: RCODE.REFUSED,
+            ede: {
+              code: EDE.PROHIBITED,
+              text: `${zone.name} has views: its ${qtype} needs a view's TSIG key (VIEWS_UNSIGNED_TRANSFERS=refuse)`,
+            },
           });
         if (qtype === 'AXFR' || qtype === 'IXFR') return this.transfers.transfer(client, exchange, tsig, zone, qname, qtype);
         return this.lookUp(client, exchange, zone, qname, qtype);

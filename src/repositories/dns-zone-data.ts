@@ -41,6 +41,8 @@ export interface ZoneRef {
    * with the view's overlay applied, and `serial` the view's own; absent: the base zone
    */
   view?: { id: number; name: string };
+  /** some view overlaid the zone (`domains.has_view_zones`): a transfer not signed with a view's key may be refused */
+  viewZones?: boolean;
 }
 /**
  * the catalog's members (RFC 9432 §4.1): the zones of its nameserver set that joined it (repositories/catalog.ts);
@@ -83,11 +85,12 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
     catalog_set: string | null;
     catalog_name: string | null;
     catalog_serial: string | null;
+    has_view_zones: boolean | null;
   }>(
-    `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, c.id as catalog_set, c.name as catalog_name,
+    `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, d.has_view_zones, c.id as catalog_set, c.name as catalog_name,
             (select serial from catalog_state where name = c.name) as catalog_serial
        from (select 1) as one
-       left join lateral (select id, name, serial, user_id, nameserver_set from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
+       left join lateral (select id, name, serial, user_id, nameserver_set, has_view_zones from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
        left join lateral (select id, coalesce(catalog_zone, $2) as name from nameserver_sets
                            where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true`,
     [candidates, catalogZone],
@@ -102,6 +105,7 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
           serial: Number(row.serial),
           userId: Number(row.user_id),
           setId: Number(row.nameserver_set),
+          viewZones: row.has_view_zones === true,
         }
       : undefined;
   if (row.catalog_name !== null && (!zone || row.catalog_name.length > zone.name.length)) {
@@ -119,18 +123,20 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
 
 /**
  * The zone as a request signed with `keyName` sees it (docs/views.md): the view of that key's zone when the view
- * has an overlay in it (its serial the view's), else the zone itself. A key of no view reads the base zone.
+ * has an overlay in it (its serial the view's), else the zone itself. A key of no view reads the base zone;
+ * `ofView` says whether the key is a view's (VIEWS_UNSIGNED_TRANSFERS refuses the others).
  */
-export async function inViewOfKey(sql: Sql, zone: ZoneRef, keyName: string): Promise<ZoneRef> {
-  if (zone.kind !== 'zone') return zone;
+export async function inViewOfKey(sql: Sql, zone: ZoneRef, keyName: string): Promise<{ zone: ZoneRef; ofView: boolean }> {
+  if (zone.kind !== 'zone') return { zone, ofView: false };
   const [row] = await sql.rows<{ id: string; name: string; serial: string | null }>(
     `select v.id, v.name, vs.serial from views v
        join tsig_keys k on k.id = v.tsig_key_id and k.name = $2 and k.revoked_at is null
        left join view_serials vs on vs.view_id = v.id and vs.domain_id = $1`,
     [zone.id, keyName],
   );
-  if (!row || row.serial === null) return zone;
-  return { ...zone, serial: Number(row.serial), view: { id: Number(row.id), name: row.name } };
+  if (!row) return { zone, ofView: false };
+  if (row.serial === null) return { zone, ofView: true };
+  return { zone: { ...zone, serial: Number(row.serial), view: { id: Number(row.id), name: row.name } }, ofView: true };
 }
 
 /** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */

@@ -2927,6 +2927,9 @@ const OPS: Op[] = [
   adminOnlyOp('Query.viewBindConfig', (key) => [
     ['a view', 'FORBIDDEN', () => gql(key, `{ viewBindConfig(view: "pm-view", primary: "192.0.2.1:53") }`)],
   ]),
+  adminOnlyOp('Query.viewSecondaryConfig', (key) => [
+    ['a view', 'FORBIDDEN', () => gql(key, `{ viewSecondaryConfig(view: "pm-view", primary: "192.0.2.1:53", software: KNOT) }`)],
+  ]),
   adminOnlyOp('Mutation.createView', (key) => [
     [
       'a new view',

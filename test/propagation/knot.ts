@@ -114,12 +114,9 @@ function chownTree(dir: string, owner: { uid: number; gid: number }): void {
  * service, TSIG-signed, and accepts NOTIFY from it.
  */
 export async function startKnot(options: KnotOptions): Promise<Knot> {
-  const knotd = findBinary('knotd');
   const port = options.port ?? (await freePort());
   const address = options.address ?? '127.0.0.1';
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-knot-'));
-  for (const sub of ['run', 'db', 'zones']) mkdirSync(path.join(dir, sub));
-  const config = `
+  const config = (dir: string) => `
 server:
     rundir: "${dir}/run"
     listen: ${address}@${port}${
@@ -188,6 +185,20 @@ zone:
     catalog-role: interpret
     catalog-template: member
 `;
+  return startKnotd({ port, address, config });
+}
+
+/**
+ * Starts knotd with a configuration made for its folder (`dir`, holding run/, db/ and zones/), as an unprivileged
+ * process (as `nobody` when the tests run as root), and waits until it answers on `address`@`port`.
+ */
+export async function startKnotd(options: { port: number; address?: string; config: (dir: string) => string }): Promise<Knot> {
+  const knotd = findBinary('knotd');
+  const { port } = options;
+  const address = options.address ?? '127.0.0.1';
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-knot-'));
+  for (const sub of ['run', 'db', 'zones']) mkdirSync(path.join(dir, sub));
+  const config = options.config(dir);
   const configFile = path.join(dir, 'knot.conf');
   writeFileSync(configFile, config);
   const owner = nobody();

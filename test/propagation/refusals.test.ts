@@ -4,9 +4,8 @@
  * so nsupdate reports the real error; the DNS metrics count queries, transfers and updates by outcome.
  */
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import { readExtendedError } from '../../src/dns/extended-error';
+import { askTcp, extendedError } from '../support/dns-tcp';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey, createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate, python, runClient } from '../support/update-clients';
@@ -52,30 +51,6 @@ test('dig: a name in no zone here is REFUSED with EDE 20 (Not Authoritative) and
   expect(result.status).toBe('REFUSED');
   expect(result.stdout).toMatch(/EDE: 20 \(Not Authoritative\): \(www\.example\.org is in no zone served here\)/);
 });
-
-/** one query over TCP, its first answer decoded */
-function askTcp(port: number, query: Buffer): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const length = Buffer.alloc(2);
-    length.writeUInt16BE(query.length, 0);
-    socket.write(Buffer.concat([length, query]));
-    let received = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
-      received = Buffer.concat([received, chunk]);
-      if (received.length >= 2 && received.length >= received.readUInt16BE(0) + 2) {
-        socket.destroy();
-        resolve(dnsPacket.decode(received.subarray(2, received.readUInt16BE(0) + 2)));
-      }
-    });
-    socket.on('error', reject);
-  });
-}
-
-const extendedError = (answer: any) => {
-  const option = answer.additionals?.find((r: any) => r.type === 'OPT')?.options?.find((o: any) => o.code === 15);
-  return option && readExtendedError(option.data);
-};
 
 test('a transfer without the transfer key is REFUSED with EDE 18 (Prohibited)', async () => {
   // dig and kdig print only "Transfer failed" / "REFUSED" for a refused transfer: read the answer itself

@@ -37,7 +37,7 @@ export interface PowerDnsServer {
   stop(): Promise<void>;
 }
 
-function schemaFile(): string {
+export function schemaFile(): string {
   const found = SQLITE_SCHEMA.find((file) => existsSync(file));
   if (!found) throw new Error('the gsqlite3 schema is missing: install the Debian package pdns-backend-sqlite3');
   return found;

@@ -141,6 +141,12 @@ describe('settings', () => {
     expect(() => loadSettings({ STEERING_ALLOW_NETWORKS: 'loopback' })).toThrow(/STEERING_ALLOW_NETWORKS/);
   });
 
+  it("reads what a transfer of a zone with views gets without a view's key (docs/views.md): the base zone by default", () => {
+    expect(loadSettings({}).viewsUnsignedTransfers).toBe('base');
+    expect(loadSettings({ VIEWS_UNSIGNED_TRANSFERS: 'refuse' }).viewsUnsignedTransfers).toBe('refuse');
+    expect(problemsOf({ VIEWS_UNSIGNED_TRANSFERS: 'drop' }).join('\n')).toMatch(/VIEWS_UNSIGNED_TRANSFERS/);
+  });
+
   it('reads the health checker’s settings (docs/health.md), the real root servers by default', () => {
     const defaults = loadSettings({}).health;
     expect(defaults).toMatchObject({ interval: 3600, serialGrace: 60, signatureThreshold: 259200, allowNetworks: [], ipv6: false });

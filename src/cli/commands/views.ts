@@ -1,9 +1,9 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { gql, print } from '../shared';
 
 const repeat = (value: string, all: string[] = []) => [...all, value];
 
-/** `zonekeeper view`: views, a zone's overlays, and a BIND view block for a secondary (docs/views.md) */
+/** `zonekeeper view`: views, a zone's overlays, and the configuration of a view's secondary (docs/views.md) */
 export function registerViewCommands(program: Command): void {
   const view = program
     .command('view')
@@ -139,6 +139,22 @@ export function registerViewCommands(program: Command): void {
     .action(async (viewName: string, primary: string) => {
       const text = (await gql(`query($v: String!, $p: String!) { viewBindConfig(view: $v, primary: $p) }`, { v: viewName, p: primary }))
         .viewBindConfig as string;
+      process.stdout.write(text);
+    });
+  view
+    .command('secondary-config <view> <primary>')
+    .description(
+      "print a secondary's configuration for the view: the primary as ADDRESS[:PORT] the secondary reaches; BIND holds every view, Knot, NSD and PowerDNS run one instance per view",
+    )
+    .addOption(new Option('--software <name>', 'the secondary').choices(['bind', 'knot', 'nsd', 'powerdns']).default('bind'))
+    .action(async (viewName: string, primary: string, options: { software: string }) => {
+      const text = (
+        await gql(`query($v: String!, $p: String!, $s: SecondarySoftware!) { viewSecondaryConfig(view: $v, primary: $p, software: $s) }`, {
+          v: viewName,
+          p: primary,
+          s: options.software.toUpperCase(),
+        })
+      ).viewSecondaryConfig as string;
       process.stdout.write(text);
     });
 }

@@ -4,6 +4,7 @@ import type { GraphQLContext } from '../context';
 import {
   OverlayActionEnum,
   OverlayRecordInput,
+  SecondarySoftwareEnum,
   ViewInput,
   ViewOverlayType,
   ViewType,
@@ -132,5 +133,18 @@ export class ViewResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.views.bindConfig(ctx, view, primary);
+  }
+
+  @Query(() => String, {
+    description:
+      "The configuration of a secondary of this view (the operator), for BIND (a `view` block), Knot DNS, NSD or PowerDNS (one instance per view): the view's key, this primary reached with it, the view's catalog zone. The key's secret is a placeholder.",
+  })
+  viewSecondaryConfig(
+    @Arg('view') view: string,
+    @Arg('primary', { description: 'The primary as the secondary reaches it: address, or address:port.' }) primary: string,
+    @Arg('software', () => SecondarySoftwareEnum, { defaultValue: SecondarySoftwareEnum.BIND }) software: SecondarySoftwareEnum,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.views.secondaryConfig(ctx, view, primary, software);
   }
 }

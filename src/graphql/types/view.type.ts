@@ -23,6 +23,18 @@ registerEnumType(ViewRecordOverlay, {
     "A view's record: the base zone's (BASE), the view's own in place of the base's (REPLACE), or the base's hidden in the view (HIDE).",
 });
 
+export enum SecondarySoftwareEnum {
+  BIND = 'bind',
+  KNOT = 'knot',
+  NSD = 'nsd',
+  POWERDNS = 'powerdns',
+}
+registerEnumType(SecondarySoftwareEnum, {
+  name: 'SecondarySoftware',
+  description:
+    'A standard secondary whose configuration for a view is printed (docs/views.md): BIND holds every view in one server; Knot DNS, NSD and PowerDNS run one instance per view.',
+});
+
 @ObjectType('View', {
   simpleResolvers: true,
   description:

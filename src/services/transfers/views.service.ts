@@ -17,6 +17,7 @@ import { DomainError, errorFromProblems } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
+import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
 import {
   applyOverlay,
   baseRecordsAt,
@@ -282,32 +283,31 @@ export class ViewsService {
   }
 
   /**
-   * A BIND `view` block for a secondary of the view (docs/views.md): `match-clients` on the view's key (the
-   * primary's NOTIFYs are signed with it) and its networks, the primary reached with the view's key, and the
-   * view's catalog zone, whose members BIND then transfers with that key too (`default-primaries`). The key's
-   * secret is not printed: it was shown once, when the key was made.
+   * The configuration of a secondary of the view for `software` (docs/views.md, «Configuring BIND», «Knot DNS,
+   * NSD and PowerDNS»): the view's key, the primary reached with it, the view's catalog zone. BIND holds every view
+   * in one server; Knot, NSD and PowerDNS run one instance per view. The key's secret is not printed: it was shown
+   * once, when the key was made.
    */
-  async bindConfig(ctx: RequestContext, viewName: string, primary: string): Promise<string> {
+  async secondaryConfig(ctx: RequestContext, viewName: string, primary: string, software: SecondarySoftware = 'bind'): Promise<string> {
+    if (!SECONDARY_SOFTWARE.includes(software))
+      throw DomainError.invalid('software', `software: one of ${SECONDARY_SOFTWARE.join(', ')} (got ${JSON.stringify(software)})`);
     const view = await this.get(ctx, viewName);
     const at = parseServerAddress(primary);
     if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
-    const key = `"${view.tsigKeyName}"`;
-    const catalog = `${this.settings.catalogZone}.`;
-    const primaries = `${at.host} port ${at.port} key ${key};`;
-    return `key ${key} { algorithm ${view.tsigKeyAlgorithm}; secret "<the key's secret, as given when it was made>"; };
-view "${view.name}" {
-  match-clients { key ${key};${view.networks.map((n) => ` ${n};`).join('')} };
-  server ${at.host} { keys { ${key}; }; };
-  catalog-zones {
-    zone "${catalog}" default-primaries { ${primaries} } in-memory yes min-update-interval 1;
-  };
-  zone "${catalog}" {
-    type secondary;
-    primaries { ${primaries} };
-    file "catalog-${view.name}.db";
-  };
-};
-`;
+    return viewSecondaryConfig(software, {
+      view: view.name,
+      networks: view.networks,
+      keyName: view.tsigKeyName,
+      keyAlgorithm: view.tsigKeyAlgorithm,
+      catalog: this.settings.catalogZone,
+      host: at.host,
+      port: at.port,
+    });
+  }
+
+  /** a BIND `view` block for a secondary of the view */
+  bindConfig(ctx: RequestContext, viewName: string, primary: string): Promise<string> {
+    return this.secondaryConfig(ctx, viewName, primary, 'bind');
   }
 
   /** a replace's records read as the record API reads them (canonical RDATA, the allowed TTLs), one TTL for the set */
