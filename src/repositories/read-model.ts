@@ -43,10 +43,4 @@ export {
   recordsOfDomains,
   recordsGroupedByDomain,
 } from './read-model/records';
-export {
-  PackedRecords,
-  packedRecordAt,
-  decimal as packedDecimal,
-  FIELD_SEPARATOR_BYTE,
-  RECORD_SEPARATOR_BYTE,
-} from './read-model/packed-records';
+export { PackedRecords } from './read-model/packed-records';

@@ -1,4 +1,12 @@
-import { packedDecimal, FIELD_SEPARATOR_BYTE, packedRecordAt, PackedRecords, RECORD_SEPARATOR_BYTE } from '../../repositories/read-model';
+import type { PackedRecords } from '../../repositories/read-model';
+import * as packedText from '../../repositories/read-model/packed-records';
+
+// read once: a binding imported through a module that re-exports it is a getter call at every use (CommonJS),
+// and writePackedJson reads the separators at every byte
+const FIELD_SEPARATOR_BYTE = packedText.FIELD_SEPARATOR_BYTE;
+const RECORD_SEPARATOR_BYTE = packedText.RECORD_SEPARATOR_BYTE;
+const packedRecordAt = packedText.packedRecordAt;
+const packedDecimal = packedText.decimal;
 
 /**
  * A zone's packed records (repositories/read-model/packed-records.ts: the repository's text of a zone's
