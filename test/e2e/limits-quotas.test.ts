@@ -318,6 +318,29 @@ describe('rate limits', () => {
     expect(await metric(/zonekeeper_rate_limited_total\{limit="zone"\} (\d+)/)).toBeGreaterThan(0);
   });
 
+  test("a change refused for what it is (the zone's rules) takes none of the zone's changes", async () => {
+    const userId = await createUser(app, 'zone-rate-refused@limits.test');
+    const key = await createUserKey(app, userId);
+    const zone = 'refused.limits.test';
+    await createZone(app, userId, zone, key);
+    const host = await app.gql(CREATE_RECORD, { input: { zone, owner: 'host', type: 'A', rdata: '192.0.2.1', ttl: 3600 } }, key);
+    expect(host.errors).toBeUndefined();
+    // more refused changes than the zone's bucket holds: a CNAME beside the A record, refused by the zone's rules
+    const refused = await Promise.all(
+      Array.from({ length: ZONE_BURST + 5 }, () =>
+        app.gql(CREATE_RECORD, { input: { zone, owner: 'host', type: 'CNAME', rdata: 'example.net.', ttl: 3600 } }, key),
+      ),
+    );
+    expect(refused.map(errorCode)).toEqual(Array(ZONE_BURST + 5).fill('CNAME_CONFLICT'));
+    // the bucket is as full as before them (less the one change above): as many changes at once as it holds pass
+    const accepted = await Promise.all(
+      Array.from({ length: ZONE_BURST - 1 }, (_, i) =>
+        app.gql(CREATE_RECORD, { input: { zone, owner: `ok${i}`, type: 'A', rdata: '192.0.2.2', ttl: 3600 } }, key),
+      ),
+    );
+    expect(accepted.map(errorCode)).toEqual(Array(ZONE_BURST - 1).fill(undefined));
+  });
+
   test('a noisy tenant at concurrency 64 gets 429s and no 5xx, and a quiet one is served', async () => {
     const noisy = await createUser(app, 'noisy@limits.test');
     const quiet = await createUser(app, 'quiet@limits.test');

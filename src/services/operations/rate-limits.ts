@@ -266,13 +266,26 @@ export class ZoneChangeLimits {
   private readonly buckets = new Buckets();
   constructor(private readonly limit: RateLimit) {}
 
-  /** takes one change of the zone, or throws RATE_LIMITED */
-  take(zoneId: number): void {
+  /**
+   * Throws RATE_LIMITED when the zone has no change left now, and takes none: a change is counted when it has
+   * been decided (`taken`), so that one refused for what it is (the policy, the zone's rules) costs the zone nothing
+   */
+  check(zoneId: number): void {
     if (this.limit.perSecond <= 0) return;
     const bucket = this.buckets.bucket(`zone:${zoneId}`, this.limit);
-    if (bucket.tryRemoveTokens(1)) return;
+    bucket.drip();
+    if (bucket.content >= 1) return;
     rateLimited.inc({ limit: 'zone' });
     throw rateLimitError({ retryAfter: Math.max(1, Math.ceil(bucket.getWaitTime(1) / 1000)) }, 'changes');
+  }
+
+  /**
+   * Takes one change of the zone for a change decided after `check` found one: a zone's changes are decided one
+   * at a time in the process (the write engine's zone queue), so none was taken between the two
+   */
+  taken(zoneId: number): void {
+    if (this.limit.perSecond <= 0) return;
+    this.buckets.bucket(`zone:${zoneId}`, this.limit).tryRemoveTokens(1);
   }
 }
 

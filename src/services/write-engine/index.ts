@@ -102,25 +102,30 @@ export class WriteEngine {
     const queues = this.queues;
     switch (write.kind) {
       case 'records': {
-        // a user's change takes one of its zone's changes per second (rate-limits.ts), once, at its first
-        // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
+        // a user's change takes one of its zone's changes per second (rate-limits.ts), once, when it has been
+        // decided: a change refused by the policy or the zone's rules takes none, and a change decided again (the
+        // zone moved, or it runs on its own after a failed batch) is the same change
         const limits = principal.kind === 'user' && !write.request.signatureOnly ? this.zoneChangeLimits : undefined;
         let counted = !limits;
         // a change refused by the limit stays refused when it is decided again (on a read after the zone's head,
-        // optimistic.ts): the limit was taken once, and its refusal does not depend on the zone's records
+        // optimistic.ts): its refusal does not depend on the zone's records
         let refused: Error | undefined;
         const decide = async (change: ZoneChange): Promise<T> => {
           if (refused) throw refused;
           if (!counted) {
-            counted = true;
             try {
-              limits!.take(change.zone.id);
+              limits!.check(change.zone.id);
             } catch (error) {
               refused = error instanceof Error ? error : new Error(String(error));
               throw refused;
             }
           }
-          return write.decide(change);
+          const decided = await write.decide(change);
+          if (!counted) {
+            counted = true;
+            limits!.taken(change.zone.id);
+          }
+          return decided;
         };
         return queues.run({ db, settings, principal, request: write.request, decide });
       }
