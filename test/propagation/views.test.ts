@@ -285,6 +285,34 @@ test("a view's zone is held to the zone's rules", async () => {
   expect(user.errors).toBeDefined();
 });
 
+test("the CLI prints a view's history: an overlay set, then cleared, newest first with the view's serial", async () => {
+  const set = await runCli(app.baseUrl, ['view', 'replace', ZONE, 'inside', 'printer', 'A', '10.1.2.40', '--ttl', '300']);
+  expect(set).toMatchObject({ code: 0, err: '' });
+  const setSerial = Number(set.out.match(/\breplace\s+(\d+)/)![1]);
+  const cleared = await runCli(app.baseUrl, ['view', 'clear', ZONE, 'inside', 'printer', 'A']);
+  expect(cleared).toMatchObject({ code: 0, err: '' });
+  const clearedSerial = Number(cleared.out.match(/\bcleared\s+(\d+)/)![1]);
+  expect(clearedSerial).toBe(setSerial + 1);
+
+  const printed = await runCli(app.baseUrl, ['view', 'history', ZONE, 'inside', '--first', '2']);
+  expect(printed).toMatchObject({ code: 0, err: '' });
+  const lines = printed.out.trimEnd().split('\n');
+  expect(lines[0].split(/\s+/)).toEqual(['SERIAL', 'AT', 'BY', 'OWNER', 'TYPE', 'ACTION', 'RECORDS']);
+  expect(lines).toHaveLength(3);
+  // newest first; the admin key's name is the test app's, so only its shape is asserted
+  expect(lines[1]).toMatch(new RegExp(`^${clearedSerial}\\s+\\S+Z\\s+admin \\(.*\\)\\s+printer\\s+A\\s+clear\\s+-$`));
+  expect(lines[2]).toMatch(new RegExp(`^${setSerial}\\s+\\S+Z\\s+admin \\(.*\\)\\s+printer\\s+A\\s+replace\\s+300 10\\.1\\.2\\.40$`));
+
+  const json = await runCli(app.baseUrl, ['--json', 'view', 'history', ZONE, 'inside', '--first', '1']);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.out)).toEqual([
+    expect.objectContaining({ owner: 'printer', type: 'A', action: 'CLEAR', serial: clearedSerial, records: [] }),
+  ]);
+  // the outside view's history has none of it
+  const other = await runCli(app.baseUrl, ['view', 'history', ZONE, 'outside']);
+  expect(other.out).not.toMatch(/printer/);
+});
+
 /** a zone as our primary transfers it by a view's key (unsigned: the base), checked by the three verifiers */
 async function verifiedView(zone: string, key: { name: string; secret: string } | undefined, label: string) {
   const { text, serial } = await transferZone(dnsPort, key, zone, { expectContent: true });

@@ -134,6 +134,42 @@ export function registerViewCommands(program: Command): void {
       print(program, program.opts().json ? read : read.records, ['owner', 'type', 'ttl', 'rdata', 'overlay']);
     });
   view
+    .command('history <zone> <view>')
+    .description("the view's overlay changes in a zone, newest first: when, who, the RRset, the action and the view's serial")
+    .option('--first <n>', 'how many (1 to 100)', '20')
+    .action(async (zone: string, viewName: string, options: { first: string }) => {
+      const rows = (
+        await gql(
+          `query($z: String!, $v: String!, $f: Int) { viewHistory(zone: $z, view: $v, first: $f) {
+            id createdAt owner type action serial records { ttl rdata } author { keyName admin email } } }`,
+          { z: zone, v: viewName, f: Number(options.first) },
+        )
+      ).viewHistory as {
+        createdAt: string;
+        owner: string;
+        type: string;
+        action: string;
+        serial: number;
+        records: { ttl: number; rdata: string }[];
+        author: { keyName: string | null; admin: boolean; email: string | null } | null;
+      }[];
+      if (program.opts().json) return print(program, rows);
+      print(
+        program,
+        rows.map((r) => ({
+          serial: r.serial,
+          at: r.createdAt,
+          // who, as `zone changes` names it: the person by e-mail, else the key
+          by: !r.author ? '-' : (r.author.email ?? (r.author.admin ? `admin (${r.author.keyName ?? ''})` : r.author.keyName)),
+          owner: r.owner,
+          type: r.type,
+          action: r.action.toLowerCase(),
+          records: r.records.map((x) => `${x.ttl} ${x.rdata}`).join(' | ') || '-',
+        })),
+        ['serial', 'at', 'by', 'owner', 'type', 'action', 'records'],
+      );
+    });
+  view
     .command('bind-config <view> <primary>')
     .description('print a BIND `view` block for a secondary of the view: the primary as ADDRESS[:PORT] the secondary reaches')
     .action(async (viewName: string, primary: string) => {
