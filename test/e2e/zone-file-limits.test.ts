@@ -255,7 +255,7 @@ describe('the built service: a 1.2-million-record file with a user key', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // `npm run serve`'s command, as an operator runs the service
-    child = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=512', 'dist/src/main.js'], {
+    child = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring', 'dist/src/main.js'], {
       cwd: root,
       env: {
         PATH: process.env.PATH,
