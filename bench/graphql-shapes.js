@@ -369,7 +369,7 @@ function writeResults(machine, run) {
   const verdict = (r) => (r.ratio.p50 <= AIM.p50 && r.ratio.p99 <= AIM.p99 ? 'met' : '**missed**');
   const rows = run.rows.map(
     (r) =>
-      `| ${SHAPES[r.shape].label} | ${SIZE_WORDS[r.shape](r.size)} | ${r.service.requests} | ${fixed(r.service.p50)} / ${fixed(r.service.p99)} | ${fixed(r.floor.p50)} / ${fixed(r.floor.p99)} | ${r.ratio.p50.toFixed(2)}× / ${r.ratio.p99.toFixed(2)}× | ${verdict(r)} | ${kb(r.service.bytes)} / ${kb(r.floor.bytes)} |`,
+      `| ${SHAPES[r.shape].label} | ${SIZE_WORDS[r.shape](r.size)} | ${r.service.requests} | ${fixed(r.service.p50)} / ${fixed(r.service.p99)} | ${fixed(r.floor.p50)} / ${fixed(r.floor.p99)} | ${r.ratio.p50.toFixed(2)}× / ${r.ratio.p99.toFixed(2)}× | ${fixed(r.service.p50 - r.floor.p50)} | ${verdict(r)} | ${kb(r.service.bytes)} / ${kb(r.floor.bytes)} |`,
   );
   const misses = run.rows.filter((r) => verdict(r) !== 'met');
   const busy = Math.max(run.loadBefore[0], run.loadAfter[0]) > machine.nproc;
@@ -391,9 +391,10 @@ Written by bench/graphql-shapes.js on every run; **do not edit by hand**. What i
 
 Times in ms, to the answer's last byte; a shape of several requests (the zone page: its pages and the disabled
 records; members and keys) is the sum of its requests. The aim: within ${AIM.p50}× of the floor at p50 and ${AIM.p99}× at p99.
+The floor's answers have the service's fields and, as the last column shows, its size.
 
-| shape | size | requests | ours p50 / p99 | floor p50 / p99 | ratio p50 / p99 | aim | answer bytes (ours / floor) |
-| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
+| shape | size | requests | ours p50 / p99 | floor p50 / p99 | ratio p50 / p99 | ours − floor at p50 | aim | answer bytes (ours / floor) |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |
 ${rows.join('\n')}
 
 ${misses.length ? `Missed: ${misses.length} of ${run.rows.length} rows (${misses.map((r) => `${r.shape} at ${SIZE_WORDS[r.shape](r.size)}`).join('; ')}).` : `Every row within the aim.`}
