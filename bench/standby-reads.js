@@ -28,7 +28,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { parse, print, visit } = require('graphql');
+const { consoleOperation } = require('./lib/console-operations');
 const { machineInfo } = require('./lib/machine');
 const { request } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
@@ -49,24 +49,6 @@ const SECTIONS = {
   added: '## What reading your own writes adds to a read, one pair at a time',
 };
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-
-/** one operation of the console's document, with the fragments it uses (and theirs) */
-function consoleOperation(name) {
-  const document = parse(fs.readFileSync(path.join(ROOT, 'console', 'src', 'operations.graphql'), 'utf8'));
-  const fragments = new Map(document.definitions.filter((d) => d.kind === 'FragmentDefinition').map((d) => [d.name.value, d]));
-  const operation = document.definitions.find((d) => d.kind === 'OperationDefinition' && d.name?.value === name);
-  const used = new Set();
-  const walk = (node) =>
-    visit(node, {
-      FragmentSpread(spread) {
-        if (used.has(spread.name.value)) return;
-        used.add(spread.name.value);
-        walk(fragments.get(spread.name.value));
-      },
-    });
-  walk(operation);
-  return [operation, ...[...used].map((n) => fragments.get(n))].map(print).join('\n');
-}
 
 /** CPU seconds of a cluster: its postmaster and every process it started (backends, walsender, startup, …) */
 function clusterCpu(postmasterPid) {
