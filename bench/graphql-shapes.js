@@ -422,6 +422,8 @@ async function main() {
       apiKey: API_KEY,
       logFile: path.join(TMP, 'graphql-shapes-service.log'),
       env: { ROLES: 'api', DNS_LISTEN: '', HEALTH_CHECK_INTERVAL: '0', LOG_LEVEL: 'warn', RATE_LIMIT_CONCURRENCY: '0' },
+      // BENCH_NODE_ARGS: more node options for the service (e.g. --cpu-prof --cpu-prof-dir=bench/.tmp/prof-shapes)
+      nodeArgs: process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [],
     });
     let floor;
     try {

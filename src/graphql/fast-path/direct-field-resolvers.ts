@@ -2,6 +2,7 @@ import { GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema, isObjectType }
 import type { GraphQLContext } from '../context';
 import type { NestedDomainPageArgs, NestedListArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { DomainResolver } from '../resolvers/domain.resolver';
+import { RecordPermissionsResolver } from '../resolvers/permissions.resolver';
 import { RecordResolver } from '../resolvers/record.resolver';
 import { UserResolver } from '../resolvers/user.resolver';
 import { ZoneChangeInput, ZoneChangesResolver } from '../resolvers/zone-changes.resolver';
@@ -46,6 +47,7 @@ const users = new UserResolver();
 const domains = new DomainResolver();
 const records = new RecordResolver();
 const zoneChanges = new ZoneChangesResolver();
+const recordPermissions = new RecordPermissionsResolver();
 
 /**
  * The fields resolved once per parent row of a large answer, called without type-graphql's per-call wrapper.
@@ -81,6 +83,9 @@ export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),
   direct<RecordType>('Record', 'data', (record) => records.data(record)),
   direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'domain', (record, _args, ctx) => records.domain(record, ctx)),
+  direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'permissions', (record, _args, ctx) =>
+    recordPermissions.permissions(record, ctx),
+  ),
   direct<
     unknown,
     { zone: string; changes: ZoneChangeInput[]; expectSerial?: number | null; dryRun?: boolean | null; force?: boolean | null }

@@ -1,4 +1,5 @@
 import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import type { RecordPermissions } from '../../services/people/permissions.service';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
@@ -27,10 +28,15 @@ export class DomainPermissionsResolver {
 @Resolver(() => RecordType)
 export class RecordPermissionsResolver {
   @FieldResolver(() => RecordPermissionsType, { description: 'What the caller may do with the record.' })
-  async permissions(@Root() record: RecordType & Pick<RecordRow, 'zoneRow'>, @Ctx() ctx: GraphQLContext) {
-    // the zone's kind decides too; read with the record, or batched over the records of the answer
-    const zone = record.zoneRow ?? (await ctx.loaders.domainById.load(record.domainId));
-    if (!zone) return { edit: false, delete: false };
-    return ctx.services.permissions.record(ctx, zone, record);
+  permissions(
+    @Root() record: RecordType & Pick<RecordRow, 'zoneRow'>,
+    @Ctx() ctx: GraphQLContext,
+  ): RecordPermissions | Promise<RecordPermissions> {
+    // the zone's kind decides too; read with the record (answered without a promise: a zone page asks it of
+    // every record), or batched over the records of the answer
+    if (record.zoneRow) return ctx.services.permissions.record(ctx, record.zoneRow, record);
+    return ctx.loaders.domainById
+      .load(record.domainId)
+      .then((zone) => (zone ? ctx.services.permissions.record(ctx, zone, record) : { edit: false, delete: false }));
   }
 }

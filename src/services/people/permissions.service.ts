@@ -39,6 +39,10 @@ export interface RecordPermissions {
   delete: boolean;
 }
 
+const READ_ONLY: RecordPermissions = Object.freeze({ edit: false, delete: false });
+const EDIT_ONLY: RecordPermissions = Object.freeze({ edit: true, delete: false });
+const EDIT_AND_DELETE: RecordPermissions = Object.freeze({ edit: true, delete: true });
+
 /**
  * What the caller may do, asked before a screen offers it (so that an editor is never shown a "New zone" the API
  * refuses it): each answer is the question the deciding service asks, put to the one policy engine
@@ -109,7 +113,8 @@ export class PermissionsService {
     const edit =
       zone.kind === 'primary' &&
       decide(ctx.principal.policy, { zone: zone.name, owner: record.owner, type: record.type, access: 'write' }).allowed;
-    return { edit, delete: edit && !UNDELETABLE_TYPES.includes(record.type) };
+    // one of three answers, shared: a zone page asks it of every record of the page (10,000 at most)
+    return !edit ? READ_ONLY : UNDELETABLE_TYPES.includes(record.type) ? EDIT_ONLY : EDIT_AND_DELETE;
   }
 
   private roleIn(ctx: RequestContext, userId: number): Promise<Role | null> {
