@@ -74,7 +74,8 @@ export const toDomain = (row: any): DomainRow =>
   new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at, row.kind ?? 'primary');
 /**
  * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
- * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
+ * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000. A row may leave its zone's columns
+ * null when a row before it in the same statement had them (listRecords).
  */
 export function recordsWithZones(rows: any[]): RecordRow[] {
   const zones = new Map<number, DomainRow>();
@@ -92,6 +93,6 @@ export function recordsWithZones(rows: any[]): RecordRow[] {
       );
       zones.set(domainId, zoneRow);
     }
-    return { id: Number(row.id), domainId, zone: row.zone, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl, zoneRow };
+    return { id: Number(row.id), domainId, zone: zoneRow.name, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl, zoneRow };
   });
 }
