@@ -47,7 +47,13 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
   if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
   if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
-  if (filter.zone !== undefined) conditions.push(`d.name = ${p.add(filter.zone)}`);
+  if (filter.zone !== undefined) {
+    const zone = p.add(filter.zone);
+    // the zone's id as a value of the statement too, so that a page of one zone is read in order from the
+    // (domain_id, id) index: joined by name alone, the planner read every record of the zone and sorted them for
+    // each page (a 100,000-record zone's pages took 6–13 ms instead of 1.3)
+    conditions.push(`d.name = ${zone}`, `r.domain_id = (select zd.id from domains zd where zd.name = ${zone})`);
+  }
   if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
   if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
   if (filter.asWritten) conditions.push('r.derived_from is null');
