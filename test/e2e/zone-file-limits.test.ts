@@ -255,20 +255,24 @@ describe('the built service: a 1.2-million-record file with a user key', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // `npm run serve`'s command, as an operator runs the service
-    child = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring', 'dist/src/main.js'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        DATABASE_URL: database.url,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DNS_LISTEN: '',
-        ROLES: 'api',
-        API_KEY: ADMIN_KEY,
-        LOG_LEVEL: 'warn',
+    child = spawn(
+      process.execPath,
+      ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring', 'dist/src/main.js'],
+      {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: database.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DNS_LISTEN: '',
+          ROLES: 'api',
+          API_KEY: ADMIN_KEY,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     await waitUntil(

@@ -87,7 +87,14 @@ beforeAll(async () => {
   // the worker as `npm run serve` starts it (its node options), from the sources
   worker = spawn(
     process.execPath,
-    ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring', '--require', '@swc-node/register', 'src/main.ts'],
+    [
+      '--max-semi-space-size=16',
+      '--max-old-space-size=512',
+      '--no-allocation-site-pretenuring',
+      '--require',
+      '@swc-node/register',
+      'src/main.ts',
+    ],
     {
       cwd: root,
       env: {
