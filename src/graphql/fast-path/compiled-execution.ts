@@ -104,14 +104,29 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
       graphqlExecutions.inc({ engine: 'graphql-js' });
       return null;
     }
+    const http = { status: undefined as number | undefined, headers: new HeaderMap() };
     let result: ExecutionResult;
     if (isCompiledQuery(query)) {
       graphqlExecutions.inc({ engine: 'graphql-jit' });
-      result = await query.query(undefined, context, variables ?? {});
+      try {
+        result = await query.query(undefined, context, variables ?? {});
+      } catch (thrown) {
+        // what Apollo answers when its own execution throws (requestPipeline's sendErrorResponse): the error
+        // alone, formatted, 500 unless it says otherwise; a resolver's error is in the result, not thrown
+        const error =
+          thrown instanceof GraphQLError
+            ? thrown
+            : new GraphQLError(thrown instanceof Error ? thrown.message : String(thrown), {
+                originalError: thrown instanceof Error ? thrown : undefined,
+              });
+        auditRefusals(context, [error]);
+        const errors = [formattedForApollo(error, http)];
+        if (http.status === undefined) http.status = 500;
+        return { http, body: { kind: 'single', singleResult: { errors } } };
+      }
     } else {
       result = query; // the operation cannot run (graphql-jit's own refusal, as errors)
     }
-    const http = { status: undefined as number | undefined, headers: new HeaderMap() };
     if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
     const errors = result.errors.map(withExtensions);
     auditRefusals(context, errors);
