@@ -423,9 +423,14 @@ export async function lockZoneForOverlay(
 }
 
 /** a zone's id and name, unlocked (a read of its overlays) */
-export async function zoneByName(sql: Sql, name: string): Promise<{ id: number; name: string } | undefined> {
-  const [row] = await sql.rows(`select id, name from domains where name = $1`, [name]);
-  return row ? { id: Number(row.id), name: row.name } : undefined;
+export async function zoneByName(sql: Sql, name: string): Promise<{ id: number; name: string; serial: number } | undefined> {
+  const [row] = await sql.rows(`select id, name, serial from domains where name = $1`, [name]);
+  return row ? { id: Number(row.id), name: row.name, serial: Number(row.serial) } : undefined;
+}
+
+/** the base zone's records, by owner and type (what a view's zone is made from) */
+export async function baseRecords(sql: Sql, zoneId: number): Promise<Rr[]> {
+  return sql.rows<Rr>(`select owner, type, ttl, rdata from records where domain_id = $1 order by owner, type, id`, [zoneId]);
 }
 
 /** the views with secondaries to NOTIFY, with their keys (the secret too: a NOTIFY is signed with it) */

@@ -40,6 +40,7 @@ import {
   viewSerial,
   writeOverlay,
   zoneByName,
+  baseRecords,
 } from '../../repositories/views';
 
 export type { ViewRow } from '../../repositories/views';
@@ -155,10 +156,7 @@ export class ViewsService {
     return ctx.db.connection(async (sql) => {
       const zone = await zoneByName(sql, normaliseZoneName(zoneName));
       if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
-      const own = await viewSerial(sql, zone.id, viewId);
-      if (own !== undefined) return own;
-      const [{ serial }] = await sql.rows<{ serial: string }>(`select serial from domains where id = $1`, [zone.id]);
-      return Number(serial);
+      return (await viewSerial(sql, zone.id, viewId)) ?? zone.serial;
     });
   }
 
@@ -177,11 +175,8 @@ export class ViewsService {
       if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
       const view = await viewByName(sql, viewName);
       if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
-      const [{ serial: baseSerial }] = await sql.rows<{ serial: string }>(`select serial from domains where id = $1`, [zone.id]);
-      const serial = (await viewSerial(sql, zone.id, view.id)) ?? Number(baseSerial);
-      const base = await sql.rows<Rr>(`select owner, type, ttl, rdata from records where domain_id = $1 order by owner, type, id`, [
-        zone.id,
-      ]);
+      const serial = (await viewSerial(sql, zone.id, view.id)) ?? zone.serial;
+      const base = await baseRecords(sql, zone.id);
       const overlays = await overlaysOfZone(sql, zone.id, view.id);
       const action = new Map(overlays.map((o) => [`${o.owner} ${o.type}`, o.action]));
       const records: ViewRecord[] = [];
