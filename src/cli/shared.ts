@@ -107,6 +107,15 @@ export function print(program: Command, rows: Record<string, unknown>[] | Record
   process.stdout.write(`${[line(cols.map((c) => c.toUpperCase())), ...list.map((r) => line(cols.map((c) => text(r[c]))))].join('\n')}\n`);
 }
 
+/** who made a change, as the CLI prints it: the person by e-mail, else the key (the admin's named so); `none` without one */
+export function authorLabel(
+  author: { keyName?: string | null; admin?: boolean; email?: string | null } | null | undefined,
+  none: string,
+): string {
+  if (!author) return none;
+  return author.email ?? (author.admin ? `admin (${author.keyName ?? ''})` : (author.keyName ?? none));
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** items per request when a list is read page by page: under any MAX_PAGE_SIZE an operator is likely to set */

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { gql, print } from '../shared';
+import { authorLabel, gql, print } from '../shared';
 
 const repeat = (value: string, all: string[] = []) => [...all, value];
 
@@ -159,8 +159,7 @@ export function registerViewCommands(program: Command): void {
         rows.map((r) => ({
           serial: r.serial,
           at: r.createdAt,
-          // who, as `zone changes` names it: the person by e-mail, else the key
-          by: !r.author ? '-' : (r.author.email ?? (r.author.admin ? `admin (${r.author.keyName ?? ''})` : r.author.keyName)),
+          by: authorLabel(r.author, '-'),
           owner: r.owner,
           type: r.type,
           action: r.action.toLowerCase(),

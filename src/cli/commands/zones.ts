@@ -14,6 +14,7 @@ import {
   zoneExists,
   askYesNo,
   printProposed,
+  authorLabel,
 } from '../shared';
 import { registerReviewCommands } from './change-requests';
 
@@ -264,7 +265,7 @@ export function registerZoneCommands(program: Command): void {
         nodes.map((n) => ({
           serial: n.serialAfter,
           at: n.createdAt,
-          by: n.author ? (n.author.admin ? `admin (${n.author.keyName ?? ''})` : n.author.keyName) : 'service',
+          by: authorLabel(n.author, 'service'),
           added: n.added.filter((r: any) => r.type !== 'SOA').length,
           removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
         })),
