@@ -23,7 +23,7 @@ export interface GraphQLContext extends RequestContext {
    */
   heavyTurn?: () => boolean | Promise<boolean>;
   /**
-   * the answer's body is written by answerBody (src/graphql/answer-body.ts: /graphql over HTTP), so a plain record
+   * the answer's body is written by answerBody (src/graphql/fast-path/answer-body.ts: /graphql over HTTP), so a plain record
    * list may stay packed until then. Absent elsewhere (WebSocket, the REST layer's runs): its plain objects
    */
   answerBodyWritten?: boolean;

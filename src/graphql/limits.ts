@@ -244,7 +244,7 @@ function costVariables(schema: GraphQLSchema, operation: OperationDefinitionNode
  * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
  * each item asks for; a nested list without `first` counts as MAX_PAGE_SIZE items, what it returns at most),
  * both checked before anything runs. The REST layer's own documents do not come this way
- * (`serviceOperations` in compiled-execution.ts): their shapes are fixed and their page sizes bounded.
+ * (`serviceOperations`, fast-path/service-operations.ts): their shapes are fixed and their page sizes bounded.
  */
 export function operationLimits(
   schema: GraphQLSchema,

@@ -115,7 +115,7 @@ export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
 }
 
 /**
- * type-graphql wraps a union's resolveType in an async function; graphql-jit (compiled-execution.ts) needs the
+ * type-graphql wraps a union's resolveType in an async function; graphql-jit (fast-path/compiled-execution.ts) needs the
  * type at once. `Record.data` values carry their object type's name, so RecordData resolves synchronously.
  */
 function withSyncTypeResolution(schema: GraphQLSchema): GraphQLSchema {

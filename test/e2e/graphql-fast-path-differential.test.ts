@@ -24,7 +24,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
  * them, with arguments, aliases, named and inline fragments, variables, directives, totalCount and pageInfo,
  * nulls and errors), and each is sent to two services on one database: one with the fast paths, one with
  * FAST_PATHS=off. The answers (status, data and errors) must be the same JSON. A document runs on graphql-js the
- * first time a service sees it and compiled from the second (compiled-execution.ts): the fast service answers
+ * first time a service sees it and compiled from the second (fast-path/compiled-execution.ts): the fast service answers
  * each query twice, and both answers must be the slow one's.
  *
  * Each query is sent with one of three keys: the admin key, a user's unrestricted key, and a key whose rules let

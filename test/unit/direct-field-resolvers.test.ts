@@ -1,5 +1,5 @@
 /**
- * installDirectFieldResolvers (src/graphql/direct-field-resolvers.ts): the table's fields leave type-graphql's
+ * installDirectFieldResolvers (src/graphql/fast-path/direct-field-resolvers.ts): the table's fields leave type-graphql's
  * per-call wrapper on the built schema (FAST_PATHS on) and keep it with the switch off, a direct resolver gets
  * GraphQL's parent and arguments as they are, and an entry the schema does not have is refused.
  */
