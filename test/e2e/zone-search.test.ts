@@ -245,6 +245,20 @@ describe('the search across zones (searchRecords, search-data)', () => {
     expect(await found('%')).toEqual([]);
   });
 
+  it("finds every record of a zone by a part of the zone's name, the apex's too; the apex's `@` is no part of a name", async () => {
+    const res = await app.gql(`{ records(zone: "blog-1.test", first: 100) { nodes { owner type rdata } } }`);
+    expect(res.errors).toBeUndefined();
+    const zone: string[] = res.data.records.nodes.map(
+      (r: { owner: string; type: string; rdata: string }) => `${r.owner === '@' ? '' : `${r.owner}.`}blog-1.test ${r.type} ${r.rdata}`,
+    );
+    expect(zone).toEqual(expect.arrayContaining([expect.stringMatching(/^blog-1\.test SOA /), 'other.blog-1.test AAAA 2001:db8::1']));
+    // blog-10, blog-11 and blog-12 hold the text as well
+    const matches = await found('BLOG-1');
+    expect(matches).toEqual(expect.arrayContaining(zone));
+    expect(matches.every((m) => /blog-1/.test(m))).toBe(true);
+    expect(await found('@')).toEqual([]);
+  });
+
   it("a user's key finds only its user's records; a restricted key only what its rules let it read", async () => {
     expect(await found('needle', await createUserKey(app, aliceId))).toEqual([
       'files.blog-0.test CNAME needle.shop-03.test.',
