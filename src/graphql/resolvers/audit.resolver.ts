@@ -1,4 +1,5 @@
-import { Args, ArgsType, Ctx, Field, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, ArgsType, Ctx, Field, Info, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
 import { AuditEventConnection, AuditEventType } from '../types/audit-event.type';
@@ -33,7 +34,7 @@ export class AuditResolver {
     description: 'The audit log, newest first. Admin key only (a user key: FORBIDDEN).',
     complexity: listComplexity,
   })
-  auditEvents(@Args() args: AuditEventsArgs, @Ctx() ctx: GraphQLContext) {
+  auditEvents(@Args() args: AuditEventsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const filter = {
       kind: args.kind ?? undefined,
       since: args.since ?? undefined,
@@ -47,6 +48,7 @@ export class AuditResolver {
       first,
       (limit) => ctx.services.audit.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
       () => ctx.services.audit.count(ctx, filter),
+      info,
     );
   }
 }

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
 import { DomainConnection, RecordConnection } from '../types/connections';
@@ -37,7 +38,7 @@ function primeZone(domain: DomainType, ctx: GraphQLContext): void {
 @Resolver(() => DomainType)
 export class DomainResolver {
   @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
-  domains(@Args() args: DomainsArgs, @Ctx() ctx: GraphQLContext) {
+  domains(@Args() args: DomainsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const filter = {
       userId: parseOptionalId(args.userId, 'userId'),
       name: args.name ?? undefined,
@@ -50,6 +51,7 @@ export class DomainResolver {
       first,
       (limit) => ctx.services.domains.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }, args.orderBy),
       () => ctx.services.domains.count(ctx, filter),
+      info,
     );
   }
 

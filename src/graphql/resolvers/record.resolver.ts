@@ -1,5 +1,6 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
 import { RecordConnection } from '../types/connections';
@@ -15,7 +16,7 @@ import { recordData, RecordDataUnion } from '../types/record-data';
 @Resolver(() => RecordType)
 export class RecordResolver {
   @Query(() => RecordConnection, { description: 'Records the key may see, filtered by zone, owner and type.', complexity: listComplexity })
-  records(@Args() args: RecordsArgs, @Ctx() ctx: GraphQLContext) {
+  records(@Args() args: RecordsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const filter = {
       zone: args.zone ?? undefined,
       domainId: parseOptionalId(args.domainId, 'domainId'),
@@ -27,6 +28,7 @@ export class RecordResolver {
       first,
       (limit) => ctx.services.records.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
       () => ctx.services.records.count(ctx, filter),
+      info,
     );
   }
 
@@ -35,13 +37,14 @@ export class RecordResolver {
       "The search across zones (PowerDNS-Admin's): records whose name or content holds `query`, among those the caller may read, in id order. A restricted key finds only the records its rules let it read.",
     complexity: listComplexity,
   })
-  searchRecords(@Args() args: SearchRecordsArgs, @Ctx() ctx: GraphQLContext) {
+  searchRecords(@Args() args: SearchRecordsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const query = { query: args.query, mode: 'substring' as const };
     const first = firstOf(args, ctx);
     return connection(
       first,
       (limit) => ctx.services.search.search(ctx, query, { first: limit, after: parseOptionalId(args.after, 'after') }),
       () => ctx.services.search.count(ctx, query),
+      info,
     );
   }
 

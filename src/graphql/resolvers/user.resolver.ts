@@ -43,13 +43,14 @@ function recordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): Nested
 @Resolver(() => UserType)
 export class UserResolver {
   @Query(() => UserConnection, { description: 'Users the key may see (a user key: only its own).', complexity: listComplexity })
-  users(@Args() args: UsersArgs, @Ctx() ctx: GraphQLContext) {
+  users(@Args() args: UsersArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const filter = { email: args.email ?? undefined };
     const first = firstOf(args, ctx);
     return connection(
       first,
       (limit) => ctx.services.users.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
       () => ctx.services.users.count(ctx, filter),
+      info,
     );
   }
 
