@@ -45,8 +45,6 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   const readable = recordRuleCondition(p, filter.readRules, (zone) => `d.name = ${p.add(zone)}`);
   if (readable) conditions.push(readable);
   if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
-  if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
-  if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
   if (filter.zone !== undefined) {
     const zone = p.add(filter.zone);
     // the zone's id as a value of the statement too, so that a page of one zone is read in order from the
@@ -54,6 +52,27 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
     // each page (a 100,000-record zone's pages took 6–13 ms instead of 1.3)
     conditions.push(`d.name = ${zone}`, `r.domain_id = (select zd.id from domains zd where zd.name = ${zone})`);
   }
+  return [...conditions, ...recordOwnConditions(p, filter)];
+}
+
+/**
+ * The conditions of a filter on one zone by name that read no column of the zone: its id is a value of the
+ * statement (the caller's reach included), and a rule's zone is true or false of it.
+ */
+function oneZoneConditions(p: Params, filter: RecordFilter & { zone: string }): string[] {
+  const conditions: string[] = [];
+  const readable = recordRuleCondition(p, filter.readRules, (zone) => (zone === filter.zone ? 'true' : 'false'));
+  if (readable) conditions.push(readable);
+  const owned = filter.scopeUserId === undefined ? '' : ` and zd.user_id = ${p.add(filter.scopeUserId)}`;
+  conditions.push(`r.domain_id = (select zd.id from domains zd where zd.name = ${p.add(filter.zone)}${owned})`);
+  return [...conditions, ...recordOwnConditions(p, filter)];
+}
+
+/** the conditions of a filter on the records' own columns */
+function recordOwnConditions(p: Params, filter: RecordFilter): string[] {
+  const conditions: string[] = [];
+  if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
+  if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
   if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
   if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
   if (filter.asWritten) conditions.push('r.derived_from is null');
@@ -73,6 +92,10 @@ export const RECORD_COLUMNS =
  * planner read every zone for a hash join).
  */
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
+  if (filter.zone !== undefined) {
+    const records = await recordsOfOneZone(sql, { ...filter, zone: filter.zone }, request);
+    if (records) return records;
+  }
   const p = new Params();
   const rows = await sql.rows(
     `select q.id, q.domain_id, q.owner, q.type, q.rdata, q.ttl, z.name as zone, z.user_id as zone_user_id,
@@ -89,12 +112,46 @@ export async function listRecords(sql: Sql, filter: RecordFilter, request?: Page
   return recordsWithZones(rows);
 }
 
+/**
+ * A page of one zone's records (the console's zone page), read without joining its zone: the zone's row is read
+ * beside the page, by a statement of its own at the same time, and given to the page's first record. Joined,
+ * and its columns given to the first record by a window over the page, a page of 10,000 records took 8.5 ms of
+ * the database's time instead of 1.7. Undefined when the zone's row is not the zone the records were read of
+ * (deleted, or deleted and made again, between the two statements): the caller reads them as one statement.
+ */
+async function recordsOfOneZone(
+  sql: Sql,
+  filter: RecordFilter & { zone: string },
+  request: PageRequest | undefined,
+): Promise<RecordRow[] | undefined> {
+  const p = new Params();
+  const [rows, [zone]] = await Promise.all([
+    sql.rows(
+      `select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r ${page(p, oneZoneConditions(p, filter), 'r.id', request)}`,
+      p.values,
+    ),
+    sql.rows('select id, user_id, name, serial, created_at, kind from domains where name = $1', [filter.zone], LAZY_TIMES),
+  ]);
+  if (rows.length === 0) return [];
+  if (zone === undefined || String(zone.id) !== String(rows[0].domain_id)) return undefined;
+  Object.assign(rows[0], {
+    zone: zone.name,
+    zone_user_id: zone.user_id,
+    zone_serial: zone.serial,
+    zone_created_at: zone.created_at,
+    zone_kind: zone.kind,
+  });
+  return recordsWithZones(rows);
+}
+
 export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
   const p = new Params();
-  const [row] = await sql.rows(
-    `select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`,
-    p.values,
-  );
+  // one zone's records are counted alone, by the (domain_id, id) index: without the join, as its page is read
+  const text =
+    filter.zone !== undefined
+      ? `select count(*) as count from records r ${whereOf(oneZoneConditions(p, { ...filter, zone: filter.zone }))}`
+      : `select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`;
+  const [row] = await sql.rows(text, p.values);
   return Number(row.count);
 }
 
