@@ -246,27 +246,32 @@ export async function parentNsOf(sql: Sql, domainId: number): Promise<string[] |
   return row?.parent_ns ?? undefined;
 }
 
-/** the stored health of these zones (a zone never checked: unknown, no findings) */
-export async function healthOfZones(db: Sql, domainIds: readonly number[]): Promise<Map<number, StoredHealth>> {
+/**
+ * the stored health of these zones (a zone never checked: unknown, no findings); without `findings`, their
+ * states alone (a list of zones that shows each one's state)
+ */
+export async function healthOfZones(db: Sql, domainIds: readonly number[], findings = true): Promise<Map<number, StoredHealth>> {
   const result = new Map<number, StoredHealth>(
     domainIds.map((id) => [id, { domainId: id, state: 'unknown' as HealthState, checkedAt: null, findings: [] }]),
   );
   if (!domainIds.length) return result;
   const ids = [...new Set(domainIds)];
-  const [states, findings] = await Promise.all([
+  const [states, found] = await Promise.all([
     db.rows(`select domain_id, state, checked_at from zone_health where domain_id = any($1::bigint[])`, [ids]),
-    db.rows(
-      `select domain_id, code, severity, server, message, since from zone_health_findings where domain_id = any($1::bigint[])
-        order by domain_id, case severity when 'critical' then 0 when 'warning' then 1 else 2 end, code, server`,
-      [ids],
-    ),
+    findings
+      ? db.rows(
+          `select domain_id, code, severity, server, message, since from zone_health_findings where domain_id = any($1::bigint[])
+            order by domain_id, case severity when 'critical' then 0 when 'warning' then 1 else 2 end, code, server`,
+          [ids],
+        )
+      : [],
   ]);
   for (const row of states) {
     const health = result.get(Number(row.domain_id))!;
     health.state = row.state;
     health.checkedAt = row.checked_at;
   }
-  for (const row of findings)
+  for (const row of found)
     result.get(Number(row.domain_id))?.findings.push({
       code: row.code,
       severity: row.severity,

@@ -203,3 +203,29 @@ test("the bench's nested shape reads users, their zones and the zones' records: 
   const count = await countStatements(query);
   expect(count).toBe(3);
 });
+
+test("the console's zone list reads each zone's health state without its findings, and its count beside its page", async () => {
+  const id = await createUser(app, 'listing@example.org');
+  for (let z = 0; z < 3; z++) await createZone(app, id, `z${z}.listing.test`);
+  const list = (health: string) =>
+    `{ domains(userId: "${id}", first: 2, orderBy: NAME) { totalCount nodes { name recordCount health { ${health} } } } }`;
+  const read = async (query: string) => {
+    statements.length = 0;
+    const res = await app.gql(query);
+    expect(res.errors).toBeUndefined();
+    expect(res.data.domains.totalCount).toBe(3);
+    return [...statements];
+  };
+  const reads = (texts: string[], table: string) => texts.filter((sql) => new RegExp(`\\bfrom ${table}\\b`).test(sql)).length;
+  const states = await read(list('state'));
+  expect(reads(states, 'zone_health')).toBe(1);
+  expect(reads(states, 'zone_health_findings')).toBe(0);
+  // asked for, through a fragment too, the findings are read: one statement for the page's zones
+  const findings = await read(list('state ...on ZoneHealth { findings { code } }'));
+  expect(reads(findings, 'zone_health_findings')).toBe(1);
+  // the count is asked for before the page is read, not once its zones are answered
+  const count = statements.findIndex((sql) => /^\s*select count\(\*\) as count from domains/i.test(sql));
+  const page = statements.findIndex((sql) => /order by d\.name/i.test(sql));
+  expect(count).toBeGreaterThanOrEqual(0);
+  expect(page).toBeGreaterThan(count);
+});

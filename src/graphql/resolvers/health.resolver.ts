@@ -1,17 +1,24 @@
 import DataLoader from 'dataloader';
-import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { asksFor } from '../selection';
 import type { ZoneHealth } from '../../services/operations/health.service';
 import { DomainType } from '../types/domain.type';
 import { HealthCheckerType, ZoneHealthType } from '../types/health.type';
 
-/** per request: the health of every zone of a list read at once */
-const loaders = new WeakMap<GraphQLContext, DataLoader<DomainType, ZoneHealth>>();
-function healthLoader(ctx: GraphQLContext): DataLoader<DomainType, ZoneHealth> {
-  let loader = loaders.get(ctx);
+/**
+ * per request: the health of every zone of a list read at once, with their findings or (a list that shows only
+ * each zone's state, as the console's zone list) without them
+ */
+const loaders = new WeakMap<GraphQLContext, Map<boolean, DataLoader<DomainType, ZoneHealth>>>();
+function healthLoader(ctx: GraphQLContext, findings: boolean): DataLoader<DomainType, ZoneHealth> {
+  let byFindings = loaders.get(ctx);
+  if (!byFindings) loaders.set(ctx, (byFindings = new Map()));
+  let loader = byFindings.get(findings);
   if (!loader) {
-    loader = new DataLoader((zones: readonly DomainType[]) => ctx.services.health.ofZones(ctx.db, zones), { cache: false });
-    loaders.set(ctx, loader);
+    loader = new DataLoader((zones: readonly DomainType[]) => ctx.services.health.ofZones(ctx.db, zones, findings), { cache: false });
+    byFindings.set(findings, loader);
   }
   return loader;
 }
@@ -23,8 +30,8 @@ export class HealthResolver {
     description: 'The zone as resolvers meet it: the last health check’s state and findings (HEALTH_CHECK_INTERVAL).',
     complexity: 5,
   })
-  health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
-    return healthLoader(ctx).load(domain) as Promise<ZoneHealthType>;
+  health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<ZoneHealthType> {
+    return healthLoader(ctx, asksFor(info, 'findings')).load(domain) as Promise<ZoneHealthType>;
   }
 
   @Mutation(() => ZoneHealthType, {

@@ -1,9 +1,10 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { SerialScalar } from '../scalars/serial';
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
-import { Connection, ConnectionValue } from '../types/connection';
+import { connection, Connection, ConnectionValue } from '../types/connection';
 import { DomainType } from '../types/domain.type';
 import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
@@ -154,16 +155,16 @@ export class HistoryResolver {
     @Root() domain: DomainType,
     @Args() args: ChangesArgs,
     @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
   ): Promise<ConnectionValue<ZoneChangeEntry>> {
     const beforeId = parseOptionalId(args.after, 'after');
-    const rows = await ctx.services.history.list(ctx, domain, { first: args.first + 1, beforeId });
-    const nodes = rows.slice(0, args.first).map(toEntry);
-    const last = nodes[nodes.length - 1];
-    return {
-      nodes,
-      pageInfo: { hasNextPage: rows.length > args.first, endCursor: last ? String(last.id) : null },
-      countAll: () => ctx.services.history.count(ctx, domain),
-    };
+    const page = await connection(
+      args.first,
+      (limit) => ctx.services.history.list(ctx, domain, { first: limit, beforeId }),
+      () => ctx.services.history.count(ctx, domain),
+      info,
+    );
+    return { ...page, nodes: page.nodes.map(toEntry) };
   }
 
   @FieldResolver(() => ZoneDiff, {

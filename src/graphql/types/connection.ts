@@ -1,5 +1,6 @@
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { ClassType, Field, Int, ObjectType } from 'type-graphql';
+import { asksFor } from '../selection';
 
 @ObjectType({ simpleResolvers: true })
 export class PageInfo {
@@ -48,7 +49,7 @@ export async function connection<T extends { id: number }>(
   count: () => Promise<number>,
   info: GraphQLResolveInfo,
 ): Promise<ConnectionValue<T>> {
-  const counted = info.fieldNodes.some((node) => selects(node.selectionSet, 'totalCount', info)) ? count() : undefined;
+  const counted = asksFor(info, 'totalCount') ? count() : undefined;
   // a page that fails fails the field; its count's failure then is told by no one
   counted?.catch(() => undefined);
   const rows = await fetch(first + 1);
@@ -59,13 +60,4 @@ export async function connection<T extends { id: number }>(
     pageInfo: { hasNextPage: rows.length > first, endCursor: last ? String(last.id) : null },
     countAll: counted ? () => counted : count,
   };
-}
-
-/** whether a selection asks for the field `name` of its own type, directly or through its fragments */
-function selects(selectionSet: SelectionSetNode | undefined, name: string, info: GraphQLResolveInfo): boolean {
-  return (selectionSet?.selections ?? []).some((selection) => {
-    if (selection.kind === Kind.FIELD) return selection.name.value === name;
-    if (selection.kind === Kind.INLINE_FRAGMENT) return selects(selection.selectionSet, name, info);
-    return selects(info.fragments[selection.name.value]?.selectionSet, name, info);
-  });
 }

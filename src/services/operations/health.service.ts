@@ -167,11 +167,15 @@ export class HealthService {
     return (await this.ofZones(db, [zone]))[0];
   }
 
-  /** the health of zones the caller has already read (GraphQL `Domain.health` of a list: two statements for them all) */
-  async ofZones(db: Sql, zones: readonly { id: number; name: string }[]): Promise<ZoneHealth[]> {
+  /**
+   * the health of zones the caller has already read (GraphQL `Domain.health` of a list: two statements for them
+   * all); without `findings`, their states alone and no findings (one statement)
+   */
+  async ofZones(db: Sql, zones: readonly { id: number; name: string }[], findings = true): Promise<ZoneHealth[]> {
     const stored = await healthOfZones(
       db,
       zones.map((zone) => zone.id),
+      findings,
     );
     return zones.map((zone) => {
       const health = stored.get(zone.id)!;
