@@ -20,6 +20,8 @@ export {
   domainConditions,
   likePattern,
   listDomains,
+  listDomainsWithOwnersAndFacts,
+  type ListedZone,
   domainExists,
   countDomains,
   nestedListBounds,

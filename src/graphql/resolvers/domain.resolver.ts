@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
+import { asksFor } from '../selection';
 import { connection } from '../types/connection';
 import { DomainConnection, RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
@@ -47,9 +48,21 @@ export class DomainResolver {
       health: args.health ?? undefined,
     };
     const first = firstOf(args, ctx);
+    const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
+    // a list that shows each zone's owner or facts (the console's) reads them with the page, for their loaders
+    const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState'].some((field) => asksFor(info, 'nodes', field));
     return connection(
       first,
-      (limit) => ctx.services.domains.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }, args.orderBy),
+      withOwnersAndFacts
+        ? async (limit) => {
+            const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, page(limit), args.orderBy);
+            for (const { zone, user, facts } of listed) {
+              ctx.loaders.userById.prime(user.id, user);
+              ctx.loaders.zoneFactsById.prime(zone.id, facts);
+            }
+            return listed.map(({ zone }) => zone);
+          }
+        : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),
       () => ctx.services.domains.count(ctx, filter),
       info,
     );

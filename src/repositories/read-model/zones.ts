@@ -3,7 +3,7 @@ import type { Sql } from '../../db/pool';
 import type { ReadRules } from '../../auth/policy';
 import type { ZoneKind } from '../../entities/domain.entity';
 import type { HealthState } from '../health';
-import { LAZY_TIMES, toDomain, type DomainRow, type PageRequest } from './rows';
+import { LAZY_TIMES, toDomain, toUser, type DomainRow, type PageRequest, type UserRow } from './rows';
 import { idArray, page, Params, whereOf } from './statement-parts';
 import { childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
 
@@ -93,18 +93,49 @@ export async function listDomains(
   order: DomainOrder = 'created',
 ): Promise<DomainRow[]> {
   const p = new Params();
-  const conditions = domainConditions(p, filter);
-  const column = ORDER_COLUMNS[order.replace(/_desc$/, '')];
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d ${domainPage(p, filter, request, order)}`, p.values, LAZY_TIMES);
+  return rows.map(toDomain);
+}
+
+/** a zone of a list as a zone list shows it: the zone, its owner and its facts */
+export interface ListedZone {
+  zone: DomainRow;
+  user: UserRow;
+  facts: ZoneListFacts;
+}
+
+/**
+ * listDomains with each zone's owner and facts read in the same statement (the console's zone list, which shows
+ * them): what usersByIds and zoneListFacts read of the page's zones, two statements fewer.
+ */
+export async function listDomainsWithOwnersAndFacts(
+  sql: Sql,
+  filter: DomainFilter,
+  request?: PageRequest,
+  order: DomainOrder = 'created',
+): Promise<ListedZone[]> {
+  const p = new Params();
   const rows = await sql.rows(
-    order === 'name' || order === 'name_desc'
-      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, conditions, request, order === 'name_desc')}`
-      : column
-        ? `select ${DOMAIN_COLUMNS} from domains d ${pageByColumn(p, conditions, request, column, order.endsWith('_desc'))}`
-        : `select ${DOMAIN_COLUMNS} from domains d ${page(p, conditions, 'd.id', request)}`,
+    `select ${DOMAIN_COLUMNS}, u.email as user_email, u.created_at as user_created_at, d.record_count,
+            (select z.state from dnssec_zones z where z.domain_id = d.id) as dnssec_state
+       from domains d join users u on u.id = d.user_id ${domainPage(p, filter, request, order)}`,
     p.values,
     LAZY_TIMES,
   );
-  return rows.map(toDomain);
+  return rows.map((row) => ({
+    zone: toDomain(row),
+    user: toUser({ id: row.user_id, email: row.user_email, created_at: row.user_created_at }),
+    facts: factsOf(row),
+  }));
+}
+
+/** the conditions, order and page of a list of zones (`d`) */
+function domainPage(p: Params, filter: DomainFilter, request: PageRequest | undefined, order: DomainOrder): string {
+  const conditions = domainConditions(p, filter);
+  const column = ORDER_COLUMNS[order.replace(/_desc$/, '')];
+  if (order === 'name' || order === 'name_desc') return pageByName(p, conditions, request, order === 'name_desc');
+  if (column) return pageByColumn(p, conditions, request, column, order.endsWith('_desc'));
+  return page(p, conditions, 'd.id', request);
 }
 
 /**
@@ -205,8 +236,13 @@ export async function zoneListFacts(sql: Sql, ids: readonly number[]): Promise<M
        from domains d left join dnssec_zones z on z.domain_id = d.id where d.id = any($1::bigint[])`,
     [idArray(ids)],
   );
-  return new Map(rows.map((r) => [Number(r.id), { recordCount: Number(r.record_count), dnssecState: r.dnssec_state ?? 'unsigned' }]));
+  return new Map(rows.map((r) => [Number(r.id), factsOf(r)]));
 }
+
+const factsOf = (row: { record_count: number | string; dnssec_state: string | null }): ZoneListFacts => ({
+  recordCount: Number(row.record_count),
+  dnssecState: row.dnssec_state ?? 'unsigned',
+});
 
 export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {
   const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d where d.id = any($1::bigint[])`, [idArray(ids)], LAZY_TIMES);

@@ -20,6 +20,8 @@ import {
   DomainRow,
   domainExists,
   listDomains,
+  listDomainsWithOwnersAndFacts,
+  type ListedZone,
   nestedListBounds,
   PageRequest,
 } from '../../repositories/read-model';
@@ -67,13 +69,28 @@ export class DomainsService {
     private readonly templates: RecordTemplatesService = new RecordTemplatesService(settings),
   ) {}
 
-  async list(
+  list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest, order?: DomainOrder): Promise<DomainRow[]> {
+    return this.pageOfZones(ctx, page, order, () => listDomains(ctx.db, this.scoped(ctx, filter), page, order));
+  }
+
+  /** the same page of zones, each with its owner and its facts (the console's zone list shows them) */
+  listWithOwnersAndFacts(
     ctx: RequestContext,
     filter: Omit<DomainFilter, 'scopeUserId'>,
     page?: PageRequest,
     order?: DomainOrder,
-  ): Promise<DomainRow[]> {
-    const rows = await listDomains(ctx.db, this.scoped(ctx, filter), page, order);
+  ): Promise<ListedZone[]> {
+    return this.pageOfZones(ctx, page, order, () => listDomainsWithOwnersAndFacts(ctx.db, this.scoped(ctx, filter), page, order));
+  }
+
+  /** a page of zones `read` reads; a page after a deleted zone's cursor in an order by a fact is CURSOR_GONE */
+  private async pageOfZones<T>(
+    ctx: RequestContext,
+    page: PageRequest | undefined,
+    order: DomainOrder | undefined,
+    read: () => Promise<T[]>,
+  ): Promise<T[]> {
+    const rows = await read();
     // in name order the cursor's zone gives the place to start: once deleted, say so rather than end the list
     if (
       order !== undefined &&
