@@ -2,6 +2,9 @@ import { GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema, isObjectType }
 import type { GraphQLContext } from '../context';
 import type { NestedDomainPageArgs, NestedListArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { DomainResolver } from '../resolvers/domain.resolver';
+import { HealthResolver } from '../resolvers/health.resolver';
+import { PropagationResolver } from '../resolvers/propagation.resolver';
+import { ZoneListingResolver } from '../resolvers/zone-listing.resolver';
 import { RecordPermissionsResolver } from '../resolvers/permissions.resolver';
 import { RecordResolver } from '../resolvers/record.resolver';
 import { UserResolver } from '../resolvers/user.resolver';
@@ -48,6 +51,9 @@ const domains = new DomainResolver();
 const records = new RecordResolver();
 const zoneChanges = new ZoneChangesResolver();
 const recordPermissions = new RecordPermissionsResolver();
+const zoneListing = new ZoneListingResolver();
+const health = new HealthResolver();
+const propagation = new PropagationResolver();
 
 /**
  * The fields resolved once per parent row of a large answer, called without type-graphql's per-call wrapper.
@@ -80,6 +86,11 @@ export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   direct<DomainType, NestedRecordPageArgs>('Domain', 'recordsConnection', (domain, args, ctx) =>
     domains.recordsConnection(args, domain, ctx),
   ),
+  // what a zone list shows of each zone (the console's: 50 zones, these four fields each)
+  direct<DomainType>('Domain', 'recordCount', (domain, _args, ctx) => zoneListing.recordCount(domain, ctx)),
+  direct<DomainType>('Domain', 'dnssecState', (domain, _args, ctx) => zoneListing.dnssecState(domain, ctx)),
+  direct<DomainType>('Domain', 'propagation', (domain, _args, ctx) => propagation.propagation(domain, ctx)),
+  direct<DomainType>('Domain', 'health', (domain, _args, ctx, info) => health.health(domain, ctx, info)),
   direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),
   direct<RecordType>('Record', 'data', (record) => records.data(record)),
   direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'domain', (record, _args, ctx) => records.domain(record, ctx)),
