@@ -208,7 +208,7 @@ test("the console's zone list reads each zone's health state without its finding
   const id = await createUser(app, 'listing@example.org');
   for (let z = 0; z < 3; z++) await createZone(app, id, `z${z}.listing.test`);
   const list = (health: string) =>
-    `{ domains(userId: "${id}", first: 2, orderBy: NAME) { totalCount nodes { name recordCount health { ${health} } } } }`;
+    `{ domains(userId: "${id}", first: 2, orderBy: NAME) { totalCount nodes { name user { email } recordCount dnssecState health { ${health} } } } }`;
   const read = async (query: string) => {
     statements.length = 0;
     const res = await app.gql(query);
@@ -220,6 +220,12 @@ test("the console's zone list reads each zone's health state without its finding
   const states = await read(list('state'));
   expect(reads(states, 'zone_health')).toBe(1);
   expect(reads(states, 'zone_health_findings')).toBe(0);
+  // the owners and the facts come with the page: no statement of their own by the page's ids
+  expect(states.filter((sql) => /\bfrom (users|domains d left join dnssec_zones)\b.*= any\(/s.test(sql))).toEqual([]);
+  expect(states.filter((sql) => /\bjoin users u\b/.test(sql))).toHaveLength(1);
+  const answer = (await app.gql(list('state'))).data.domains.nodes;
+  expect(answer[0]).toMatchObject({ name: 'z0.listing.test', user: { email: 'listing@example.org' }, dnssecState: 'unsigned' });
+  expect(answer[0].recordCount).toBeGreaterThan(0);
   // asked for, through a fragment too, the findings are read: one statement for the page's zones
   const findings = await read(list('state ...on ZoneHealth { findings { code } }'));
   expect(reads(findings, 'zone_health_findings')).toBe(1);
