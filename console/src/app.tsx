@@ -15,6 +15,7 @@ import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
 import { SearchBox, SearchResults } from './search';
+import { LoadFailure } from './load-failure';
 
 // the people's screens are fetched when first opened (chunks of the same origin: the CSP allows them), so the
 // first load of the sign-in page and the zones does not carry them
@@ -159,12 +160,10 @@ export function App() {
   if (credentials === undefined && outage) {
     return (
       <main id="main" className="sign-in">
-        <div role="alert" className="error-box">
-          <p>The service cannot be reached, or cannot reach its database right now. Nothing was changed; try again in a few seconds.</p>
-          <button type="button" onClick={askSession}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure
+          message="The service cannot be reached, or cannot reach its database right now. Nothing was changed; try again in a few seconds."
+          onRetry={askSession}
+        />
       </main>
     );
   }
@@ -407,12 +406,7 @@ function Shell({
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<p role="status">Loading…</p>}>
           {check.error && !accepted ? (
-            <div role="alert" className="error-box">
-              <p>{describeError(check.error)}</p>
-              <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
-                Try again
-              </button>
-            </div>
+            <LoadFailure message={describeError(check.error)} onRetry={() => retry({ requestPolicy: 'network-only' })} />
           ) : !accepted && !check.data ? (
             // the screens wait for the key's check, so that a later failure of it is never taken for the first
             <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>

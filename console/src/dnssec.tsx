@@ -19,6 +19,7 @@ import {
   RollDnssecKeyDocument,
   ZoneDnssecDocument,
 } from './generated/graphql';
+import { LoadFailure } from './load-failure';
 
 type Note = { ok: boolean; text: string } | null;
 
@@ -122,12 +123,7 @@ export function DnssecPanel({
         </p>
       )}
       {result.error ? (
-        <div role="alert" className="error-box">
-          <p>{problem(result.error)}</p>
-          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={problem(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !dnssec ? (
         <p aria-live="polite">Loading DNSSEC…</p>
       ) : !dnssec.enabled && dnssec.state === 'unsigned' ? (

@@ -4,6 +4,7 @@ import { RecordLines } from './record-lines';
 import { describeError } from './errors';
 import { sentForReview } from './review';
 import { ChangeEntryFieldsFragment, RevertZoneDocument, ZoneHistoryDocument } from './generated/graphql';
+import { LoadFailure } from './load-failure';
 
 const PAGE_SIZE = 20;
 
@@ -75,12 +76,7 @@ export function History({
         </p>
       )}
       {result.error ? (
-        <div role="alert" className="error-box">
-          <p>{describeError(result.error)}</p>
-          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={describeError(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !domain ? (
         <p aria-live="polite">Loading history…</p>
       ) : domain.changes.nodes.length === 0 ? (

@@ -1,6 +1,7 @@
 import { useQuery, useSubscription } from 'urql';
 import { describeError } from './errors';
 import { PropagationChangedDocument, PropagationFieldsFragment, ZonePropagationDocument } from './generated/graphql';
+import { LoadFailure } from './load-failure';
 
 const STATE_WORDS: Record<string, string> = {
   in_sync: 'in sync',
@@ -28,12 +29,7 @@ export function PropagationView({ zone }: { zone: string }) {
     <section aria-labelledby="propagation-title">
       <h2 id="propagation-title">Propagation</h2>
       {initial.error ? (
-        <div role="alert" className="error-box">
-          <p>{describeError(initial.error)}</p>
-          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={describeError(initial.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !propagation ? (
         <p aria-live="polite">Loading propagation…</p>
       ) : (

@@ -15,6 +15,7 @@ import {
 } from './generated/graphql';
 import { RecordForm } from './record-form';
 import type { RecordTypeInfo } from './rdata';
+import { LoadFailure } from './load-failure';
 
 export type RecordRow = ZoneRecordsQuery['records']['nodes'][number];
 type SortKey = 'owner' | 'type' | 'ttl' | 'rdata';
@@ -309,12 +310,7 @@ export function Records(props: {
         />
       ) : null}
       {error ? (
-        <div role="alert" className="error-box">
-          <p>{describeError(error)}</p>
-          <button type="button" onClick={() => setReload((n) => n + 1)}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={describeError(error)} onRetry={() => setReload((n) => n + 1)} />
       ) : rows === null ? (
         <p aria-live="polite">Loading records…</p>
       ) : (

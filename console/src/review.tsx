@@ -10,6 +10,7 @@ import {
   ZoneChangeInput,
   ZoneChangeRequestsDocument,
 } from './generated/graphql';
+import { LoadFailure } from './load-failure';
 
 /** what a write to a zone that requires approvals became (docs/changes.md, «Review») */
 export interface Proposed {
@@ -185,12 +186,7 @@ export function ReviewQueue({
         </p>
       )}
       {result.error ? (
-        <div role="alert" className="error-box">
-          <p>{describeError(result.error)}</p>
-          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={describeError(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !requests ? (
         <p aria-live="polite">Loading the change requests…</p>
       ) : requests.length === 0 ? (

@@ -15,6 +15,7 @@ import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
 import { Attention } from './attention';
 import { HEALTH_WORDS, HealthBadge } from './health';
+import { LoadFailure } from './load-failure';
 
 const PAGE_SIZE = 50;
 /** the zone list's sortable columns, as the API's orders (each with its _DESC but creation) */
@@ -358,12 +359,7 @@ export function ZoneList() {
         )}
       </form>
       {result.error ? (
-        <div role="alert" className="error-box">
-          <p>{describeError(result.error)}</p>
-          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
-            Try again
-          </button>
-        </div>
+        <LoadFailure message={describeError(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !connection ? (
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
