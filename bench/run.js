@@ -25,6 +25,8 @@ const TMP = path.join(__dirname, '.tmp');
 const STAMP = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
 const ZK_DB = `zk_bench_${STAMP}`;
 const PDNS_DB = `pdns_bench_${STAMP}`;
+/** PowerDNS serving signed zones: its own database and instance, with its backend's DNSSEC on (gpgsql-dnssec) */
+const PDNS_SIGNED_DB = `pdns_signed_bench_${STAMP}`;
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const PDNS_KEY = `pdns_bench_${Math.random().toString(36).slice(2)}`;
 
@@ -180,6 +182,49 @@ async function pdnsWrites(pdns) {
   const zones = Array.from({ length: 100 }, (_, z) => `w${z}.write.example.`);
   await parallel(zones, 4, (name) => pdns.api('POST', '/zones', { name, kind: 'Native', nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
   return writeBenchmark('PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>', {
+    url: `${pdns.base}/zones/`,
+    kind: 'pdns-rrset',
+    method: 'PATCH',
+    headers: { ...pdns.headers, 'content-type': 'application/json' },
+    zones,
+    expect: 204,
+  });
+}
+
+/**
+ * Signed writes beside PowerDNS's (the bar: Zonekeeper ≥ 3× PowerDNS, each serving the same zones signed): the
+ * same writes into 100 zones signed with each one's defaults. Ours: `enableDnssec` (ECDSAP256SHA256, a KSK and a
+ * ZSK, NSEC), each write re-signing its RRset, the SOA and the NSEC chain around a new owner in its serial step.
+ * PowerDNS: an instance of its own with its backend's DNSSEC on (gpgsql-dnssec), zones made with `dnssec: true`
+ * (its default key, one ECDSAP256SHA256 CSK), which it signs as it answers; each PATCH rectifies the zone
+ * (api-rectify, its default), so that what it serves of the new owner is signed and denied right.
+ */
+async function ourSignedWrites(svc) {
+  const user = await svc.api('POST', '/user/add', { email: 'signer@signed-write.example' });
+  const zones = Array.from({ length: 100 }, (_, z) => `s${z}.signed-write.example`);
+  await createZones(svc, user.id, zones);
+  await parallel(zones, 4, (zone) =>
+    svc.graphql('mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }', { i: { zone } }));
+  return writeBenchmark('Zonekeeper POST /api/record/add, zones signed', {
+    url: `${svc.base}/api/record/add`,
+    kind: 'zk-record',
+    method: 'POST',
+    headers: { ...svc.headers, 'content-type': 'application/json' },
+    zones,
+    expect: 201,
+  });
+}
+
+async function pdnsSignedWrites(pdns) {
+  const zones = Array.from({ length: 100 }, (_, z) => `s${z}.signed-write.example.`);
+  await parallel(zones, 4, (name) =>
+    pdns.api('POST', '/zones', { name, kind: 'Native', dnssec: true, nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
+  // signed as PowerDNS reports it: an active key for each zone
+  for (const zone of [zones[0], zones[zones.length - 1]]) {
+    const keys = await pdns.api('GET', `/zones/${zone}/cryptokeys`);
+    if (!Array.isArray(keys) || !keys.some((key) => key.active)) throw new Error(`PowerDNS did not sign ${zone}: ${JSON.stringify(keys).slice(0, 200)}`);
+  }
+  return writeBenchmark('PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>, zones signed', {
     url: `${pdns.base}/zones/`,
     kind: 'pdns-rrset',
     method: 'PATCH',
@@ -389,6 +434,7 @@ async function main() {
   await admin.connect();
   await admin.query(`create database "${ZK_DB}"`);
   await admin.query(`create database "${PDNS_DB}"`);
+  await admin.query(`create database "${PDNS_SIGNED_DB}"`);
   let svc;
   let pdns;
   let db;
@@ -426,6 +472,7 @@ async function main() {
     results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
     if (results.writes) results.floorWrites = await step('write floor', () => floorWrites({ head: true }));
     if (results.writes) results.floorReadWrites = await step('write floor before zone heads', () => floorWrites({ head: false }));
+    results.signedWrites = await step('Zonekeeper signed writes', () => ourSignedWrites(svc));
     pdns = await step('PowerDNS start', async () => {
       log('starting PowerDNS (pdns_server, launch=gpgsql)');
       return startPdnsOnDatabase(urlFor(PDNS_DB), {
@@ -439,6 +486,20 @@ async function main() {
       results.pdnsWrites = await step('PowerDNS writes', () => pdnsWrites(pdns));
       const pdnsFetch = WRITES_ONLY ? undefined : await step('PowerDNS zone fetch', () => pdnsZoneFetch(pdns));
       if (oursFetch && pdnsFetch) results.fetch = { ours: oursFetch, pdns: pdnsFetch };
+      await pdns.stop();
+      pdns = undefined;
+    }
+    pdns = await step('PowerDNS start, DNSSEC on', async () => {
+      log('starting PowerDNS (pdns_server, launch=gpgsql, gpgsql-dnssec=yes)');
+      return startPdnsOnDatabase(urlFor(PDNS_SIGNED_DB), {
+        dir: path.join(TMP, `pdns-signed-${STAMP}`),
+        apiKey: PDNS_KEY,
+        logFile: path.join(TMP, `pdns-signed-${STAMP}.log`),
+        extraConfig: ['gpgsql-dnssec=yes'],
+      });
+    });
+    if (pdns) {
+      results.pdnsSignedWrites = await step('PowerDNS signed writes', () => pdnsSignedWrites(pdns));
       await pdns.stop();
       pdns = undefined;
     }
@@ -463,10 +524,12 @@ async function main() {
     if (process.env.BENCH_KEEP_DATABASES !== '1') {
       await admin.query(`drop database if exists "${ZK_DB}" with (force)`).catch(() => undefined);
       await admin.query(`drop database if exists "${PDNS_DB}" with (force)`).catch(() => undefined);
+      await admin.query(`drop database if exists "${PDNS_SIGNED_DB}" with (force)`).catch(() => undefined);
     }
     await admin.end();
   }
-  for (const [name, r] of [['Zonekeeper writes', results.writes?.run], ['PowerDNS writes', results.pdnsWrites?.run], ['GraphQL c1', results.graphql?.c1], ['GraphQL c16', results.graphql?.c16],
+  for (const [name, r] of [['Zonekeeper writes', results.writes?.run], ['PowerDNS writes', results.pdnsWrites?.run],
+    ['Zonekeeper signed writes', results.signedWrites?.run], ['PowerDNS signed writes', results.pdnsSignedWrites?.run], ['GraphQL c1', results.graphql?.c1], ['GraphQL c16', results.graphql?.c16],
     ['Zonekeeper zone fetch c1', results.fetch?.ours.c1], ['Zonekeeper zone fetch c16', results.fetch?.ours.c16], ['PowerDNS zone fetch c1', results.fetch?.pdns.c1], ['PowerDNS zone fetch c16', results.fetch?.pdns.c16]]) {
     if (r && (r.non2xx || r.bad || r.errors || r.timeouts)) results.failures.push(`${name}: ${r.non2xx} non-2xx, ${r.bad} wrong answers, ${r.errors} errors, ${r.timeouts} timeouts${r.badExample ? ` (e.g. ${r.badExample})` : ''}`);
   }
@@ -479,7 +542,9 @@ async function main() {
     const file = path.join(TMP, `writes-${STAMP}.json`);
     fs.writeFileSync(file, JSON.stringify(results, null, 2));
     log(`writes c16: Zonekeeper ${rps(results.writes)?.toFixed(1)}, floor ${rps(results.floorWrites)?.toFixed(1)}, floor before zone heads ${rps(results.floorReadWrites)?.toFixed(1)}, PowerDNS ${rps(results.pdnsWrites)?.toFixed(1)} req/s; ` +
-      `÷ PowerDNS ${(rps(results.writes) / rps(results.pdnsWrites)).toFixed(2)}×, ÷ floor ${(rps(results.writes) / rps(results.floorWrites)).toFixed(2)}; load ${results.loadavgStart} → ${results.loadavgEnd}; ${file}`);
+      `÷ PowerDNS ${(rps(results.writes) / rps(results.pdnsWrites)).toFixed(2)}×, ÷ floor ${(rps(results.writes) / rps(results.floorWrites)).toFixed(2)}; ` +
+      `signed: Zonekeeper ${rps(results.signedWrites)?.toFixed(1)}, PowerDNS ${rps(results.pdnsSignedWrites)?.toFixed(1)} req/s, ÷ PowerDNS ${(rps(results.signedWrites) / rps(results.pdnsSignedWrites)).toFixed(2)}×; ` +
+      `load ${results.loadavgStart} → ${results.loadavgEnd}; ${file}`);
     process.exit(results.failures.length ? 1 : 0);
   }
   const file = writeResults(path.join(__dirname, 'RESULTS.md'), results);
