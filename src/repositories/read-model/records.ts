@@ -89,7 +89,7 @@ export const RECORD_COLUMNS =
  * zone page of 10,000 records took 19 ms of the process's CPU with the zone's five columns on each and 11 ms
  * without them. The page is read first, by the index its order and keyset use, then each zone by its key where
  * its first record is, in the page's order (`limit 1` keeps the look-up a nested loop: joined as a whole, the
- * planner read every zone for a hash join).
+ * planner read every zone for a hash join). A page of one zone by name is read without the zone (recordsOfOneZone).
  */
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
   if (filter.zone !== undefined) {
