@@ -142,11 +142,18 @@ async function writeBenchmark(label, spec) {
   return { warmup, run };
 }
 
-async function ourWrites(svc) {
-  const user = await svc.api('POST', '/user/add', { email: 'writer@write.example' });
-  const zones = Array.from({ length: 100 }, (_, z) => `w${z}.write.example`);
+/**
+ * `POST /api/record/add` at concurrency 16 into 100 zones of one user; `signed`: into 100 other zones signed by
+ * `enableDnssec` with its defaults (ECDSAP256SHA256, a KSK and a ZSK, NSEC), each write re-signing its RRset, the
+ * SOA and the NSEC chain around a new owner in its serial step (the bar: ≥ 3× PowerDNS serving the same signed)
+ */
+async function ourWrites(svc, { signed = false } = {}) {
+  const user = await svc.api('POST', '/user/add', { email: signed ? 'signer@signed-write.example' : 'writer@write.example' });
+  const zones = Array.from({ length: 100 }, (_, z) => (signed ? `s${z}.signed-write.example` : `w${z}.write.example`));
   await createZones(svc, user.id, zones);
-  return writeBenchmark('Zonekeeper POST /api/record/add', {
+  if (signed)
+    await parallel(zones, 4, (zone) => svc.graphql('mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }', { i: { zone } }));
+  return writeBenchmark(`Zonekeeper POST /api/record/add${signed ? ', zones signed' : ''}`, {
     url: `${svc.base}/api/record/add`,
     kind: 'zk-record',
     method: 'POST',
@@ -178,53 +185,21 @@ async function floorWrites({ head }) {
   }
 }
 
-async function pdnsWrites(pdns) {
-  const zones = Array.from({ length: 100 }, (_, z) => `w${z}.write.example.`);
-  await parallel(zones, 4, (name) => pdns.api('POST', '/zones', { name, kind: 'Native', nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
-  return writeBenchmark('PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>', {
-    url: `${pdns.base}/zones/`,
-    kind: 'pdns-rrset',
-    method: 'PATCH',
-    headers: { ...pdns.headers, 'content-type': 'application/json' },
-    zones,
-    expect: 204,
-  });
-}
-
 /**
- * Signed writes beside PowerDNS's (the bar: Zonekeeper ≥ 3× PowerDNS, each serving the same zones signed): the
- * same writes into 100 zones signed with each one's defaults. Ours: `enableDnssec` (ECDSAP256SHA256, a KSK and a
- * ZSK, NSEC), each write re-signing its RRset, the SOA and the NSEC chain around a new owner in its serial step.
- * PowerDNS: an instance of its own with its backend's DNSSEC on (gpgsql-dnssec), zones made with `dnssec: true`
- * (its default key, one ECDSAP256SHA256 CSK), which it signs as it answers; each PATCH rectifies the zone
- * (api-rectify, its default), so that what it serves of the new owner is signed and denied right.
+ * The same writes as PowerDNS PATCHes; `signed`: into zones made with `dnssec: true` on an instance whose backend
+ * has DNSSEC on (gpgsql-dnssec): its default key, one ECDSAP256SHA256 CSK, signing as it answers; each PATCH
+ * rectifies the zone (api-rectify, its default), so that what it serves of the new owner is signed and denied right
  */
-async function ourSignedWrites(svc) {
-  const user = await svc.api('POST', '/user/add', { email: 'signer@signed-write.example' });
-  const zones = Array.from({ length: 100 }, (_, z) => `s${z}.signed-write.example`);
-  await createZones(svc, user.id, zones);
-  await parallel(zones, 4, (zone) =>
-    svc.graphql('mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }', { i: { zone } }));
-  return writeBenchmark('Zonekeeper POST /api/record/add, zones signed', {
-    url: `${svc.base}/api/record/add`,
-    kind: 'zk-record',
-    method: 'POST',
-    headers: { ...svc.headers, 'content-type': 'application/json' },
-    zones,
-    expect: 201,
-  });
-}
-
-async function pdnsSignedWrites(pdns) {
-  const zones = Array.from({ length: 100 }, (_, z) => `s${z}.signed-write.example.`);
+async function pdnsWrites(pdns, { signed = false } = {}) {
+  const zones = Array.from({ length: 100 }, (_, z) => (signed ? `s${z}.signed-write.example.` : `w${z}.write.example.`));
   await parallel(zones, 4, (name) =>
-    pdns.api('POST', '/zones', { name, kind: 'Native', dnssec: true, nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
-  // signed as PowerDNS reports it: an active key for each zone
-  for (const zone of [zones[0], zones[zones.length - 1]]) {
+    pdns.api('POST', '/zones', { name, kind: 'Native', ...(signed ? { dnssec: true } : {}), nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
+  // signed as PowerDNS reports it: an active key for the zones
+  for (const zone of signed ? [zones[0], zones[zones.length - 1]] : []) {
     const keys = await pdns.api('GET', `/zones/${zone}/cryptokeys`);
     if (!Array.isArray(keys) || !keys.some((key) => key.active)) throw new Error(`PowerDNS did not sign ${zone}: ${JSON.stringify(keys).slice(0, 200)}`);
   }
-  return writeBenchmark('PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>, zones signed', {
+  return writeBenchmark(`PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>${signed ? ', zones signed' : ''}`, {
     url: `${pdns.base}/zones/`,
     kind: 'pdns-rrset',
     method: 'PATCH',
@@ -472,7 +447,7 @@ async function main() {
     results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
     if (results.writes) results.floorWrites = await step('write floor', () => floorWrites({ head: true }));
     if (results.writes) results.floorReadWrites = await step('write floor before zone heads', () => floorWrites({ head: false }));
-    results.signedWrites = await step('Zonekeeper signed writes', () => ourSignedWrites(svc));
+    results.signedWrites = await step('Zonekeeper signed writes', () => ourWrites(svc, { signed: true }));
     pdns = await step('PowerDNS start', async () => {
       log('starting PowerDNS (pdns_server, launch=gpgsql)');
       return startPdnsOnDatabase(urlFor(PDNS_DB), {
@@ -499,7 +474,7 @@ async function main() {
       });
     });
     if (pdns) {
-      results.pdnsSignedWrites = await step('PowerDNS signed writes', () => pdnsSignedWrites(pdns));
+      results.pdnsSignedWrites = await step('PowerDNS signed writes', () => pdnsWrites(pdns, { signed: true }));
       await pdns.stop();
       pdns = undefined;
     }
