@@ -24,6 +24,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 async function startWriteFloor(databaseUrl, options = {}) {
   const { readZone, writeZoneChange } = require(path.join(ROOT, 'dist', 'src', 'repositories', 'zone-writes.js'));
   const { statementName } = require(path.join(ROOT, 'dist', 'src', 'db', 'prepared-statements.js'));
+  // a statement run alone as the service runs it (its generic plan where it asks for one: src/db/pool.ts)
+  const { queryAlone } = require(path.join(ROOT, 'dist', 'src', 'db', 'pool.js'));
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   // a connection the server ends is an 'error' event of the pool; unheard, it ends the whole benchmark (pg's
   // documentation: always listen on a pool's errors). After `stop`, a backend still closing when the run drops
@@ -42,7 +44,8 @@ async function startWriteFloor(databaseUrl, options = {}) {
     const client = await pool.connect();
     try {
       const sql = {
-        rows: async (text, values = []) => (await client.query({ name: statementName(text), text, values })).rows,
+        rows: async (text, values = [], rowOptions) =>
+          (await queryAlone(client, { name: statementName(text), text, values }, rowOptions)).rows,
         // the floor wakes no journal reader (the service signals after its commits: src/db/journal-signal.ts)
         journalWritten: () => undefined,
       };

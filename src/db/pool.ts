@@ -40,7 +40,18 @@ export interface RowOptions {
    * table, and the plan made once (a parallel scan) read 100,000 matches a third slower than the plan for the
    * pattern. Planning it costs well under a millisecond.
    */
-  plan?: 'values';
+  /**
+   * `generic`: planned once a connection, for any value (the statement's generic plan), by its indexes, when it
+   * runs on its own outside a transaction: it is sent in a transaction of its own that sets
+   * `GENERIC_PLAN_SETTINGS` for it alone (two round trips more). For the zone change, a statement of a few dozen
+   * parts whose planning cost as much as running it: PostgreSQL keeps a generic plan on its own only when the
+   * plan's estimate is no higher than the plans made for the values, and a generic plan guesses ten elements an
+   * array, so it made a new plan on every write (bench/FINDINGS.md, «a write's statement is planned anew»).
+   * Only for a statement whose generic plan probes by key whatever its values (the tests read its plan). Inside
+   * a caller's transaction, and with the statements unnamed (DATABASE_PREPARED_STATEMENTS=off), it runs as any
+   * other.
+   */
+  plan?: 'values' | 'generic';
 }
 
 const asText = (value: string) => value;
@@ -77,6 +88,46 @@ function queryOn<R extends QueryResultRow = any>(client: PoolClient, config: Que
 function queryConfig(text: string, params: unknown[], options?: RowOptions): QueryConfig {
   const name = options?.plan === 'values' ? undefined : statementName(text);
   return { name, text, values: params, ...(options?.timestamps === 'text' ? { types: TEXT_TIMESTAMPS } : {}) };
+}
+
+/**
+ * How a statement is planned under `RowOptions.plan: 'generic'`: once, without its values, and by its indexes.
+ * A plan made without the values takes a zone's share of a table from the table's statistics, and when one zone
+ * holds all of a table's rows (its disabled records, its views' overlays) that share is the whole table: a
+ * scan that stops at the first row of the zone then looks cheapest, and reads the whole table for every other
+ * zone. The statements so run read every table by key, so scans that are not by an index are priced out.
+ */
+export const GENERIC_PLAN_SETTINGS = ['plan_cache_mode = force_generic_plan', 'enable_seqscan = off'];
+const GENERIC_PLAN_BEGIN = ['begin', ...GENERIC_PLAN_SETTINGS.map((setting) => `set local ${setting}`)].join('; ');
+
+/**
+ * One statement on `client`, outside a transaction, under its generic plan when `options` ask for it
+ * (`RowOptions.plan`) and it is prepared: in a transaction of its own, committed when it succeeds. A failure
+ * before the statement was sent rejects with `sent` never called; a lost connection at COMMIT leaves the
+ * statement's outcome unknown, as it is for a statement that commits on its own.
+ */
+export async function queryAlone<R extends QueryResultRow = any>(
+  client: PoolClient,
+  config: QueryConfig,
+  options: RowOptions | undefined,
+  sent?: () => void,
+): Promise<QueryResult<R>> {
+  if (options?.plan !== 'generic' || config.name === undefined) {
+    sent?.();
+    return queryOn<R>(client, config);
+  }
+  await queryOn(client, GENERIC_PLAN_BEGIN);
+  sent?.();
+  let result: QueryResult<R>;
+  try {
+    result = await queryOn<R>(client, config);
+  } catch (error) {
+    // the statement's own failure (a constraint) leaves the transaction aborted; a lost connection ends it
+    await queryOn(client, 'rollback').catch(() => undefined);
+    throw error;
+  }
+  await queryOn(client, 'commit');
+  return result;
 }
 
 /** how a transaction begins: READ COMMITTED read-write (PostgreSQL's default), or a snapshot for reading */
@@ -208,7 +259,7 @@ export class Database implements Sql {
   async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
     return this.failoverWait(async () => {
       this.observe(text, params);
-      return (await this.onOwn((client) => queryOn<T>(client, queryConfig(text, params, options)))).rows;
+      return (await this.onOwn((client) => queryAlone<T>(client, queryConfig(text, params, options), options))).rows;
     }, options?.failoverWait);
   }
 
@@ -340,7 +391,7 @@ export class Database implements Sql {
             () => {
               wroteJournal = true;
             },
-            () => sent++,
+            { sending: () => sent++ },
           ),
         );
       } catch (error) {
@@ -451,16 +502,20 @@ export class Database implements Sql {
     await this.pool.end();
   }
 
-  private sqlOn(client: PoolClient, journalWritten: () => void, sending?: () => void): Sql {
+  /**
+   * The Sql of one connection: in a transaction (`alone` absent), or with each statement on its own, `alone`
+   * told before a statement is sent (what `connection` needs to know whether a failure may have written)
+   */
+  private sqlOn(client: PoolClient, journalWritten: () => void, alone?: { sending: () => void }): Sql {
     return {
       rows: async <R extends QueryResultRow>(text: string, params: unknown[] = [], options?: RowOptions) => {
         this.observe(text, params);
-        sending?.();
-        return (await queryOn<R>(client, queryConfig(text, params, options))).rows;
+        const config = queryConfig(text, params, options);
+        return (await (alone ? queryAlone<R>(client, config, options, alone.sending) : queryOn<R>(client, config))).rows;
       },
       affected: async (text: string, params: unknown[] = []) => {
         this.observe(text, params);
-        sending?.();
+        alone?.sending();
         return (await queryOn(client, queryConfig(text, params))).rowCount ?? 0;
       },
       journalWritten,

@@ -273,13 +273,18 @@ export async function viewChanges(
  * change moves step their serial by one. A view's zone moves when the change touches an RRset (an owner and
  * type, `touched`) that the view does not override: a base change under a view's `replace` or `hide` is not seen
  * in that view, so its serial stays. Views without a serial row are the base zone and move with it.
+ *
+ * Each key (`owner type`, the type its last word) is split into the overlay's owner and type, so that a view's
+ * overlay is probed on its unique index (zone, view, owner, type): compared as `owner || ' ' || type`, every
+ * overlay of every zone was read for each view of a changed zone.
  */
 export function stepViewSerialsSql(domainIdSql: string, touchedParam: string): string {
   return `update view_serials vs set serial = (vs.serial + 1) % 4294967296
       where vs.domain_id = ${domainIdSql} and exists (
-        select 1 from unnest(${touchedParam}::text[]) as t(rrset)
+        select 1 from unnest(${touchedParam}::text[]) as t(rrset), lateral (select substring(t.rrset from '[^ ]+$') as type) k
          where not exists (select 1 from view_overlays o
-                            where o.domain_id = vs.domain_id and o.view_id = vs.view_id and o.owner || ' ' || o.type = t.rrset))`;
+                            where o.domain_id = vs.domain_id and o.view_id = vs.view_id
+                              and o.owner = left(t.rrset, -length(k.type) - 1) and o.type = k.type))`;
 }
 
 /**
