@@ -102,9 +102,10 @@ const GENERIC_PLAN_BEGIN = ['begin', ...GENERIC_PLAN_SETTINGS.map((setting) => `
 
 /**
  * One statement on `client`, outside a transaction, under its generic plan when `options` ask for it
- * (`RowOptions.plan`) and it is prepared: in a transaction of its own, committed when it succeeds. A failure
- * before the statement was sent rejects with `sent` never called; a lost connection at COMMIT leaves the
- * statement's outcome unknown, as it is for a statement that commits on its own.
+ * (`RowOptions.plan`) and it is prepared: in a transaction of its own, committed when it succeeds. `sent` is
+ * told before the first message that may commit it: the statement itself when it commits on its own, the
+ * COMMIT when it runs in its own transaction (a connection lost before that rolled it back, so the work may
+ * run again, `Database.connection`); a connection lost at COMMIT leaves its outcome unknown either way.
  */
 export async function queryAlone<R extends QueryResultRow = any>(
   client: PoolClient,
@@ -117,7 +118,6 @@ export async function queryAlone<R extends QueryResultRow = any>(
     return queryOn<R>(client, config);
   }
   await queryOn(client, GENERIC_PLAN_BEGIN);
-  sent?.();
   let result: QueryResult<R>;
   try {
     result = await queryOn<R>(client, config);
@@ -126,6 +126,7 @@ export async function queryAlone<R extends QueryResultRow = any>(
     await queryOn(client, 'rollback').catch(() => undefined);
     throw error;
   }
+  sent?.();
   await queryOn(client, 'commit');
   return result;
 }
@@ -373,10 +374,11 @@ export class Database implements Sql {
    * (PostgreSQL's autocommit), so `work` must need no more than one writing statement. The zone-change path
    * reads with one statement and writes with one on the same connection: one pool checkout for both.
    *
-   * `work` may run again (`failoverWait`) when no connection could be had, or when a statement was refused as
-   * read-only (25006): only a writing statement is refused so, and with one writing statement at most nothing
-   * of `work` was written. Not when the connection was lost after a statement was sent: that statement may
-   * have been the write, and committed.
+   * `work` may run again (`failoverWait`) when no connection could be had, when a statement was refused as
+   * read-only (25006: only a writing statement is refused so, and with one writing statement at most nothing
+   * of `work` was written), or when the connection was lost before anything that may commit was sent (a
+   * statement under its generic plan commits with the COMMIT of its own transaction: `queryAlone`). Not when it
+   * was lost after: that statement may have been the write, and committed.
    */
   async connection<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
     return this.failoverWait(async () => {

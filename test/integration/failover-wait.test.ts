@@ -131,6 +131,65 @@ describe('the data layer waits for the primary and runs again only what cannot h
     expect(await count('autocommitted')).toBe(1);
   });
 
+  /** the sessions of the scratch database that wait for a lock, as a statement blocked behind `admin`'s does */
+  const waitingForLock = async () =>
+    (
+      await admin.query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+      )
+    ).rows[0].n;
+
+  it('a statement under its generic plan whose session ends before its COMMIT runs again, and its write is there once', async () => {
+    const db = database(2000);
+    let attempts = 0;
+    // the insert waits behind this lock, held by a session of its own (a transaction sees pg_stat_activity as it
+    // first read it): the insert's session is ended while it waits, inside its own transaction
+    const locker = new Client({ connectionString: scratch.url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table writes in exclusive mode');
+    const written = db.connection(async (sql) => {
+      attempts++;
+      return sql.rows("insert into writes (tag) values ('generic-ended') returning id", [], { plan: 'generic' });
+    });
+    await waitUntil('the insert waiting for the lock', async () => (await waitingForLock()) === 1, 5000, 20);
+    await admin.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+    );
+    await locker.query('commit');
+    await locker.end();
+    expect(await written).toHaveLength(1);
+    expect(attempts).toBe(2);
+    expect(await count('generic-ended')).toBe(1);
+  });
+
+  it('a statement under its generic plan whose session ends while its COMMIT is in flight is not run again', async () => {
+    const db = database(2000);
+    let attempts = 0;
+    const failure = db
+      .connection(async (sql) => {
+        attempts++;
+        await sql.rows("insert into writes (tag) values ('slow-generic')", [], { plan: 'generic' });
+      })
+      .catch((error: unknown) => error);
+    await waitUntil(
+      'the COMMIT in flight',
+      async () =>
+        (
+          await admin.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
+          )
+        ).rows[0].n === 1,
+      5000,
+      20,
+    );
+    await admin.query(
+      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
+    );
+    expect(isDatabaseUnavailable(await failure)).toBe(true);
+    expect(attempts).toBe(1);
+  });
+
   it('the wait is bounded: a primary that stays read-only fails the write after DATABASE_FAILOVER_WAIT_MS, nothing written', async () => {
     const db = database(600);
     let attempts = 0;
