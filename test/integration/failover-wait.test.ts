@@ -88,6 +88,18 @@ describe('the data layer waits for the primary and runs again only what cannot h
     expect(await count('read-only')).toBe(1);
   });
 
+  /** ends the session whose COMMIT is in flight, once there is one (a 'slow…' write's COMMIT waits in pg_sleep) */
+  const endSessionInCommit = async () => {
+    const inCommit = "datname = current_database() and query = 'commit' and state = 'active'";
+    await waitUntil(
+      'the COMMIT in flight',
+      async () => (await admin.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where ${inCommit}`)).rows[0].n === 1,
+      5000,
+      20,
+    );
+    await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where ${inCommit}`);
+  };
+
   it('a session ended while its COMMIT is in flight is not run again: its outcome is unknown, it answers 503', async () => {
     const db = database(2000);
     let attempts = 0;
@@ -98,20 +110,7 @@ describe('the data layer waits for the primary and runs again only what cannot h
       })
       .catch((error: unknown) => error);
     // the COMMIT waits in the deferred trigger's pg_sleep: end that session then
-    await waitUntil(
-      'the COMMIT in flight',
-      async () =>
-        (
-          await admin.query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
-          )
-        ).rows[0].n === 1,
-      5000,
-      20,
-    );
-    await admin.query(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
-    );
+    await endSessionInCommit();
     expect(isDatabaseUnavailable(await failure)).toBe(true);
     expect(attempts).toBe(1);
   });
@@ -172,20 +171,7 @@ describe('the data layer waits for the primary and runs again only what cannot h
         await sql.rows("insert into writes (tag) values ('slow-generic')", [], { plan: 'generic' });
       })
       .catch((error: unknown) => error);
-    await waitUntil(
-      'the COMMIT in flight',
-      async () =>
-        (
-          await admin.query<{ n: number }>(
-            "select count(*)::int as n from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
-          )
-        ).rows[0].n === 1,
-      5000,
-      20,
-    );
-    await admin.query(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'commit' and state = 'active'",
-    );
+    await endSessionInCommit();
     expect(isDatabaseUnavailable(await failure)).toBe(true);
     expect(attempts).toBe(1);
   });
