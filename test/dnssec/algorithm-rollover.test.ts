@@ -64,7 +64,9 @@ beforeAll(async () => {
     tsig: { name: KEY_NAME, secret: SECRET },
     dnsPort,
     extraSecondaries: [`127.0.0.1:${bind.port}`],
-    env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '2' },
+    // each step waits a TTL (2 s) and this: long enough for a look at the roll (the status, two transfers) to
+    // fall in every step on a loaded two-core host, where a look can take a few seconds
+    env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '3' },
     user: 'algo@example.com',
   }));
   await createZone(PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`);

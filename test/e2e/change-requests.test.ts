@@ -50,7 +50,10 @@ const email = (person: Person) => `${person}@cr-zk.test`;
 
 /** what the primary serves at `name` for `type` (rdata), and its SOA serial */
 async function served(zone: string, name: string, type: string): Promise<string[]> {
-  const res = await dig(['-p', String(dnsPort), '@127.0.0.1', `${name}.${zone}`, type, '+norecurse']);
+  // asked again when no answer came within dig's 2 s, as a resolver asks again over UDP (RFC 1035 §4.2.1): an
+  // answer lost on a loaded host is not an answer without the record
+  const res = await dig(['-p', String(dnsPort), '@127.0.0.1', `${name}.${zone}`, type, '+norecurse', '+tries=3']);
+  if (res.status === undefined) throw new Error(`no answer from the primary for ${name}.${zone} ${type}: ${res.stdout}`);
   return records(res)
     .filter((r) => r.type === type)
     .map((r) => r.rdata);
