@@ -39,8 +39,7 @@ export interface RowOptions {
    * statement whose rows depend wholly on a value's shape: a search's LIKE pattern finds one record or half the
    * table, and the plan made once (a parallel scan) read 100,000 matches a third slower than the plan for the
    * pattern. Planning it costs well under a millisecond.
-   */
-  /**
+   *
    * `generic`: planned once a connection, for any value (the statement's generic plan), by its indexes, when it
    * runs on its own outside a transaction: it is sent in a transaction of its own that sets
    * `GENERIC_PLAN_SETTINGS` for it alone (two round trips more). For the zone change, a statement of a few dozen
@@ -250,7 +249,10 @@ export class Database implements Sql {
     );
   }
 
-  /** calls `observer` with the text and values of every statement the process sends from now on; returns the stop */
+  /**
+   * calls `observer` with the text and values of every statement the process sends from now on (not the
+   * transaction a statement under its generic plan is sent in: `queryAlone`); returns the stop
+   */
   observeStatements(observer: (text: string, params: readonly unknown[]) => void): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
