@@ -20,6 +20,8 @@ function writeResults(file, r) {
   const m = r.machine;
   const out = [];
   const push = (...lines) => out.push(...lines);
+  /** a table of load runs, one row each, and the blank line after it */
+  const loadTable = (...rows) => push(LOAD_HEAD, ...rows, '');
   push('# Benchmark results', '');
   push('Written by `npm run bench` (bench/run.js) on every run; **do not edit by hand**. What the numbers mean, the');
   push('profiles of the missed targets and the proposed fixes are in [FINDINGS.md](FINDINGS.md).', '');
@@ -85,21 +87,18 @@ function writeResults(file, r) {
     push('One A record per request (JSON body), each a distinct owner `h<i>` with address `10.x.y.z` from the same counter,');
     push(`spread round-robin over 100 zones of one user; a ${SECONDS(r, 'writeWarmup')} s warm-up first (its own distinct records, checked, not in`);
     push(`the numbers), then ${SECONDS(r, 'write')} s of load. Every answer must be 201. Load generator: wrk (see section 4 for why).`, '');
-    push(LOAD_HEAD);
-    push(loadRow('warm-up', r.writes.warmup), loadRow('Zonekeeper', r.writes.run), '');
+    loadTable(loadRow('warm-up', r.writes.warmup), loadRow('Zonekeeper', r.writes.run));
     if (r.floorWrites) {
       push('The write floor, right after, with the same load on other owners of the same zones: a plain node `http` server');
       push('with a `pg` pool running the service\'s own statements (readZone, writeZoneChange) and nothing else (no express,');
       push('GraphQL, authentication, validation or rules): what the service costs above it is its framework and its checks.', '');
-      push(LOAD_HEAD);
-      push(loadRow('floor warm-up', r.floorWrites.warmup), loadRow('floor', r.floorWrites.run), '');
+      loadTable(loadRow('floor warm-up', r.floorWrites.warmup), loadRow('floor', r.floorWrites.run));
     }
     if (r.signedWrites) {
       push('The same writes into 100 other zones, each signed (`enableDnssec` with its defaults: ECDSAP256SHA256, a KSK and a');
       push('ZSK, NSEC): each write re-signs its RRset, the SOA and the NSEC records around the new owner in its serial step. PowerDNS');
       push('runs the same against zones it signs (section 4).', '');
-      push(LOAD_HEAD);
-      push(loadRow('signed warm-up', r.signedWrites.warmup), loadRow('Zonekeeper, zones signed', r.signedWrites.run), '');
+      loadTable(loadRow('signed warm-up', r.signedWrites.warmup), loadRow('Zonekeeper, zones signed', r.signedWrites.run));
     }
   }
 
@@ -123,8 +122,7 @@ function writeResults(file, r) {
     push(`default records (SOA, 2 NS, www CNAME), and 6 A records are added by bulk SQL: ${s.records.toLocaleString('en')} records in the answer`);
     push(`(${s.aRecords.toLocaleString('en')} of them A), ${(r.graphql.bytes / 1e6).toFixed(2)} MB of JSON.`);
     push('Every answer is checked (status 200, no `errors`); the first one in full (users, zones, records counted).', '');
-    push(LOAD_HEAD);
-    push(loadRow('latency', r.graphql.c1), loadRow('throughput', r.graphql.c16), '');
+    loadTable(loadRow('latency', r.graphql.c1), loadRow('throughput', r.graphql.c16));
   }
   if (r.statements) {
     push('### SQL statements per GraphQL request', '');
