@@ -248,7 +248,9 @@ export async function parentNsOf(sql: Sql, domainId: number): Promise<string[] |
 
 /**
  * the stored health of these zones (a zone never checked: unknown, no findings); without `findings`, their
- * states alone (a list of zones that shows each one's state)
+ * states alone (a list of zones that shows each one's state). One statement, so one snapshot: a check stores a
+ * zone's state and findings in one transaction, and two statements read beside it could pair the state before
+ * the check with the findings after it (an `ok` zone holding a critical finding).
  */
 export async function healthOfZones(db: Sql, domainIds: readonly number[], findings = true): Promise<Map<number, StoredHealth>> {
   const result = new Map<number, StoredHealth>(
@@ -256,29 +258,28 @@ export async function healthOfZones(db: Sql, domainIds: readonly number[], findi
   );
   if (!domainIds.length) return result;
   const ids = [...new Set(domainIds)];
-  const [states, found] = await Promise.all([
-    db.rows(`select domain_id, state, checked_at from zone_health where domain_id = any($1::bigint[])`, [ids]),
+  const rows = await db.rows(
     findings
-      ? db.rows(
-          `select domain_id, code, severity, server, message, since from zone_health_findings where domain_id = any($1::bigint[])
-            order by domain_id, case severity when 'critical' then 0 when 'warning' then 1 else 2 end, code, server`,
-          [ids],
-        )
-      : [],
-  ]);
-  for (const row of states) {
+      ? `select h.domain_id, h.state, h.checked_at, f.code, f.severity, f.server, f.message, f.since
+           from zone_health h left join zone_health_findings f on f.domain_id = h.domain_id
+          where h.domain_id = any($1::bigint[])
+          order by h.domain_id, case f.severity when 'critical' then 0 when 'warning' then 1 else 2 end, f.code, f.server`
+      : `select domain_id, state, checked_at, null as code from zone_health where domain_id = any($1::bigint[])`,
+    [ids],
+  );
+  for (const row of rows) {
     const health = result.get(Number(row.domain_id))!;
     health.state = row.state;
     health.checkedAt = row.checked_at;
+    if (row.code !== null)
+      health.findings.push({
+        code: row.code,
+        severity: row.severity,
+        server: row.server === '' ? null : row.server,
+        message: row.message,
+        since: row.since,
+      });
   }
-  for (const row of found)
-    result.get(Number(row.domain_id))?.findings.push({
-      code: row.code,
-      severity: row.severity,
-      server: row.server === '' ? null : row.server,
-      message: row.message,
-      since: row.since,
-    });
   return result;
 }
 

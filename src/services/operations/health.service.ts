@@ -168,8 +168,8 @@ export class HealthService {
   }
 
   /**
-   * the health of zones the caller has already read (GraphQL `Domain.health` of a list: two statements for them
-   * all); without `findings`, their states alone and no findings (one statement)
+   * the health of zones the caller has already read (GraphQL `Domain.health` of a list: one statement for them
+   * all, so each zone's state and findings are of one check); without `findings`, their states alone
    */
   async ofZones(db: Sql, zones: readonly { id: number; name: string }[], findings = true): Promise<ZoneHealth[]> {
     const stored = await healthOfZones(
