@@ -20,6 +20,27 @@ function invalidateZoneLists(cache: Cache): void {
 }
 
 /**
+ * A review that closes a request (applied, refused, rejected) takes it out of every queue the cache holds, from
+ * the mutation's own answer: the queue is right at once, whichever of the reads asked again after the review
+ * answers last (the queues list waiting requests only: `status: [PENDING, APPROVED]`).
+ */
+function leaveQueuesOnceClosed(result: Record<string, unknown>, cache: Cache): void {
+  const request = Object.values(result)[0] as { __typename?: string; id?: string; status?: string } | null | undefined;
+  if (!request?.id || request.status === 'PENDING' || request.status === 'APPROVED') return;
+  const closed = cache.keyOfEntity({ __typename: 'ChangeRequest', id: request.id });
+  for (const field of cache.inspectFields('Query')) {
+    if (field.fieldName !== 'changeRequests') continue;
+    const queue = cache.resolve('Query', field.fieldKey);
+    if (Array.isArray(queue))
+      cache.link(
+        'Query',
+        field.fieldKey,
+        (queue as (string | null)[]).filter((key) => key !== closed),
+      );
+  }
+}
+
+/**
  * How the console is signed in: an API key (kept by the tab), or a person's session (the HttpOnly cookie the
  * service set at sign-in, which the browser sends by itself; docs/people.md).
  */
@@ -126,6 +147,12 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
             deleteDomain(_result, args, cache) {
               invalidateZoneLists(cache);
               cache.invalidate('Query', 'domain', { name: args.zone as string });
+            },
+            approveChangeRequest(result, _args, cache) {
+              leaveQueuesOnceClosed(result, cache);
+            },
+            rejectChangeRequest(result, _args, cache) {
+              leaveQueuesOnceClosed(result, cache);
             },
           },
         },

@@ -286,7 +286,14 @@ test('a zone under review: the editor’s save is sent for review, the admin app
       .getByRole('status')
       .filter({ hasText: `Approved change request ${id}: applied` })
       .waitFor();
-    await other.getByText('No change request is waiting.').waitFor();
+    // the queue empty (on a timeout: what the tab showed instead, a stale queue or an error)
+    await other
+      .getByText('No change request is waiting.')
+      .waitFor()
+      .catch(async (error: Error) => {
+        const shown = await other.locator('section[aria-labelledby="review-title"]').textContent();
+        throw new Error(`${error.message}\nthe review tab showed: ${shown}`, { cause: error });
+      });
 
     // the record is then listed, and the review kept with the request
     await other.getByRole('link', { name: 'Records', exact: true }).click();
