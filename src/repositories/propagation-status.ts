@@ -31,52 +31,56 @@ export async function readPropagationRows(sql: Sql, domainId: number): Promise<P
   return (await readPropagationRowsOf(sql, [domainId])).get(domainId);
 }
 
-/** readPropagationRows for many zones in two statements at once (a list of zones shows each one's state), by zone id */
+/**
+ * readPropagationRows for many zones (a list of zones shows each one's state), by zone id: one statement, so the
+ * zones' serials and their servers' rows are of one snapshot (two statements side by side could pair a serial
+ * with the rows of a later one: a server shown as serving a serial the zone did not have yet), and a statement
+ * fewer (each costs the service a round of system calls whatever it reads)
+ */
 export async function readPropagationRowsOf(sql: Sql, domainIds: readonly number[]): Promise<Map<number, PropagationRead>> {
-  const ids = domainIds.map(String);
-  // the zones and their servers' rows at once: two statements side by side, not one after the other
-  const [domains, rows] = await Promise.all([
-    sql.rows<{
-      id: string;
-      serial: string;
-      serving: boolean;
-      secondary_state: string | null;
-      set_name: string;
-      secondaries: string[] | null;
-    }>(
-      `select d.id, d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries
-         from domains d join nameserver_sets n on n.id = d.nameserver_set left join secondary_zone_state s on s.domain_id = d.id
-        where d.id = any($1::bigint[])`,
-      [ids],
-    ),
-    sql.rows<{
-      domain_id: string;
-      server: string;
-      served_serial: string | null;
-      state: ServerStatusRow['state'];
-      error: string | null;
-      updated_at: Date;
-    }>(
-      'select domain_id, server, served_serial, state, error, updated_at from zone_server_status where domain_id = any($1::bigint[]) order by domain_id, server',
-      [ids],
-    ),
-  ]);
+  const rows = await sql.rows<{
+    id: string;
+    serial: string;
+    serving: boolean;
+    secondary_state: string | null;
+    set_name: string;
+    secondaries: string[] | null;
+    server: string | null;
+    served_serial: string | null;
+    state: ServerStatusRow['state'];
+    error: string | null;
+    updated_at: Date | null;
+  }>(
+    `select d.id, d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries,
+            z.server, z.served_serial, z.state, z.error, z.updated_at
+       from domains d join nameserver_sets n on n.id = d.nameserver_set left join secondary_zone_state s on s.domain_id = d.id
+       left join zone_server_status z on z.domain_id = d.id
+      where d.id = any($1::bigint[])
+      order by d.id, z.server`,
+    [domainIds.map(String)],
+  );
   const found = new Map<number, PropagationRead>();
-  for (const domain of domains)
-    found.set(Number(domain.id), {
-      serial: Number(domain.serial),
-      notServed: domain.serving ? null : domain.secondary_state === 'expired' ? 'expired' : 'pending',
-      set: { name: domain.set_name, secondaries: domain.secondaries },
-      rows: [],
-    });
-  for (const r of rows)
-    found.get(Number(r.domain_id))?.rows.push({
-      server: r.server,
-      servedSerial: r.served_serial === null ? null : Number(r.served_serial),
-      state: r.state,
-      error: r.error,
-      updatedAt: r.updated_at ? new Date(r.updated_at) : null,
-    });
+  for (const r of rows) {
+    const id = Number(r.id);
+    let read = found.get(id);
+    if (!read) {
+      read = {
+        serial: Number(r.serial),
+        notServed: r.serving ? null : r.secondary_state === 'expired' ? 'expired' : 'pending',
+        set: { name: r.set_name, secondaries: r.secondaries },
+        rows: [],
+      };
+      found.set(id, read);
+    }
+    if (r.server !== null)
+      read.rows.push({
+        server: r.server,
+        servedSerial: r.served_serial === null ? null : Number(r.served_serial),
+        state: r.state,
+        error: r.error,
+        updatedAt: r.updated_at ? new Date(r.updated_at) : null,
+      });
+  }
   return found;
 }
 
