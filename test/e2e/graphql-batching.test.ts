@@ -229,6 +229,12 @@ test("the console's zone list reads each zone's health state without its finding
   // asked for, through a fragment too, the findings are read: one statement for the page's zones
   const findings = await read(list('state ...on ZoneHealth { findings { code } }'));
   expect(reads(findings, 'zone_health_findings')).toBe(1);
+  // the propagation's state: the zones' serials and their servers' rows in one statement (one snapshot)
+  const propagation = await read(list('state } propagation { state'));
+  const serversRead = propagation.filter((sql) => /\bjoin zone_server_status\b/.test(sql));
+  expect(serversRead).toHaveLength(1);
+  expect(serversRead[0]).toMatch(/\bd\.serial\b/);
+  expect(reads(propagation, 'zone_server_status')).toBe(1);
   // the count is asked for before the page is read, not once its zones are answered
   const count = statements.findIndex((sql) => /^\s*select count\(\*\) as count from domains/i.test(sql));
   const page = statements.findIndex((sql) => /order by d\.name/i.test(sql));
