@@ -160,12 +160,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onError: keep,
   });
 
+  // what failed and, beside it, PostgreSQL's own last complaint (a postmaster that exits before it is ready says
+  // why only in its log: a port in use, a lock file, shared memory)
   const explain = (step: string, error: unknown) => {
-    const reason =
-      (error instanceof Error && error.message) ||
-      logLines.filter((line) => /FATAL|ERROR|error|denied|could not/i.test(line)).slice(-1)[0] ||
-      logLines.slice(-1)[0] ||
-      'no reason given';
+    const complaint = logLines
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => /FATAL|ERROR|error|denied|could not/i.test(line))
+      .slice(-1)[0]
+      ?.trim();
+    const told = error instanceof Error ? error.message.split('\n')[0] : '';
+    const parts = complaint && !told.includes(complaint) ? [told, complaint] : [told];
+    const reason = parts.filter(Boolean).join(': ') || logLines.slice(-1)[0] || 'no reason given';
     return new EmbeddedPostgresError(`embedded PostgreSQL cannot ${step} in ${dataDir}: ${reason.split('\n')[0]}`);
   };
 

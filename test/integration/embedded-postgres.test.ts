@@ -1,8 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../../src/db/embedded-postgres';
+import { freePort } from '../support/free-port';
 
 /** The embedded PostgreSQL of `npm start`: persistent data, and one clear line when it cannot start. */
 const tempDir = () => mkdtempSync(path.join(os.tmpdir(), 'zk-embedded-'));
@@ -47,3 +49,17 @@ test('says in one line why a DATA_DIR that is not a usable folder cannot be used
   expect(error.message).toContain(file);
   expect(error.message).not.toContain('\n');
 });
+
+test("a postmaster that exits before it is ready: the line says why, from PostgreSQL's own log", async () => {
+  const port = await freePort();
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+  try {
+    const error = await startEmbeddedPostgres({ dir: tempDir(), fast: true, port }).catch((e) => e);
+    expect(error).toBeInstanceOf(EmbeddedPostgresError);
+    expect(error.message).toMatch(/cannot start in .*: postgres exited before it was ready: .*could not (bind|create any TCP\/IP sockets)/);
+    expect(error.message).not.toContain('\n');
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+}, 120_000);
