@@ -24,8 +24,8 @@ function invalidateZoneLists(cache: Cache): void {
  * the mutation's own answer: the queue is right at once, whichever of the reads asked again after the review
  * answers last (the queues list waiting requests only: `status: [PENDING, APPROVED]`).
  */
-function leaveQueuesOnceClosed(result: Record<string, unknown>, cache: Cache): void {
-  const request = Object.values(result)[0] as { __typename?: string; id?: string; status?: string } | null | undefined;
+function leaveQueuesOnceClosed(result: Record<string, unknown>, mutation: string, cache: Cache): void {
+  const request = result[mutation] as { id?: string; status?: string } | null | undefined;
   if (!request?.id || request.status === 'PENDING' || request.status === 'APPROVED') return;
   const closed = cache.keyOfEntity({ __typename: 'ChangeRequest', id: request.id });
   for (const field of cache.inspectFields('Query')) {
@@ -149,10 +149,10 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
               cache.invalidate('Query', 'domain', { name: args.zone as string });
             },
             approveChangeRequest(result, _args, cache) {
-              leaveQueuesOnceClosed(result, cache);
+              leaveQueuesOnceClosed(result, 'approveChangeRequest', cache);
             },
             rejectChangeRequest(result, _args, cache) {
-              leaveQueuesOnceClosed(result, cache);
+              leaveQueuesOnceClosed(result, 'rejectChangeRequest', cache);
             },
           },
         },
