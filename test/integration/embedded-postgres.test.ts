@@ -55,7 +55,7 @@ test("a postmaster that exits before it is ready: the line says why, from Postgr
   const holder = net.createServer();
   await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
   try {
-    const error = await startEmbeddedPostgres({ dir: tempDir(), fast: true, port }).catch((e) => e);
+    const error = await startEmbeddedPostgres({ dir: tempDir(), persistent: false, fast: true, port }).catch((e) => e);
     expect(error).toBeInstanceOf(EmbeddedPostgresError);
     expect(error.message).toMatch(/cannot start in .*: postgres exited before it was ready: .*could not (bind|create any TCP\/IP sockets)/);
     expect(error.message).not.toContain('\n');
