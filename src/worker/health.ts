@@ -152,11 +152,15 @@ export class HealthWorker {
     else this.recordTimer ??= setTimeout(() => void this.storeChecks(), RECORD_WAIT_MS);
   }
 
-  /** stores the checks waiting, a batch per transaction, one transaction at a time */
+  /**
+   * Stores the checks waiting, a batch per transaction, one transaction at a time. The timer is let go first, even
+   * when a store is under way: kept once it has fired, it would stand for a timer still to come, none would be set
+   * again, and no check done from then on would be stored. The store under way sets one as it ends, for what waits.
+   */
   private async storeChecks(): Promise<void> {
-    if (this.recording) return;
     clearTimeout(this.recordTimer);
     this.recordTimer = undefined;
+    if (this.recording) return;
     this.recording = true;
     try {
       while (this.toRecord.length) {
