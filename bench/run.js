@@ -273,7 +273,10 @@ async function recordList(svc, db) {
   const ids = await createZones(svc, user.id, Array.from({ length: 100 }, (_, z) => `l${z}.list.example`));
   const { rows: [{ n: afterZones }] } = await db.query('select count(*)::int as n from records');
   const missing = 100_000 - afterZones;
-  log(`seeding ${missing} A records (SQL) into 100 zones: ${before} → 100,000 records in the database`);
+  // the write benchmarks before it may have written more than that on a fast host (a signed write adds its RRSIGs
+  // and NSECs): the list is then read at what the database holds, and the report says how many
+  if (missing > 0) log(`seeding ${missing} A records (SQL) into 100 zones: ${before} → 100,000 records in the database`);
+  else log(`the database holds ${afterZones.toLocaleString('en')} records already: none seeded`);
   if (missing > 0) await seedRecords(db, ids, missing, 'n');
   await db.query('analyze records');
   const { rows: [{ n: total }] } = await db.query('select count(*)::int as n from records');
