@@ -3,6 +3,7 @@ import path from 'node:path';
 import { getMetadataStorage as classValidatorRules, validate } from 'class-validator';
 import { ArgumentValidationError, getMetadataStorage as typeGraphqlMetadata } from 'type-graphql';
 import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
+import { PageArgs } from '../../src/graphql/inputs/page.args';
 import { RecordInput } from '../../src/graphql/inputs/record.input';
 import { getSchema } from '../../src/graphql/schema';
 import { variableTextProblems } from '../../src/graphql/text-input';
@@ -81,6 +82,7 @@ const { validateArg } = require(path.join(__dirname, '../../node_modules/type-gr
 /** the schema's validateFn answers every argument as type-graphql's own validateArg does with the schema's setting */
 describe('checkArgument', () => {
   const record = (value: object) => Object.assign(new RecordInput(), value);
+  const page = (value: object) => Object.assign(new PageArgs(), value);
   const valid = { zone: 'example.com', owner: 'www', type: 'A', rdata: '192.0.2.1', ttl: 3600 };
   const cases: [string, unknown][] = [
     ['a valid input', record(valid)],
@@ -92,6 +94,11 @@ describe('checkArgument', () => {
     ['undefined', undefined],
     ['a scalar', 'text'],
     ['a plain object (a JSON scalar value)', { owner: '' }],
+    // a page's `first`, between its @Min and @Max: accepted quickly, or handed to class-validator
+    ...[1, 100, 1_000_000, 0, -1, 1_000_001, 1.5, Number.NaN, Infinity, null, '10'].map((first): [string, unknown] => [
+      `a page of first ${String(first)}`,
+      page({ first }),
+    ]),
   ];
   test.each(cases)('%s', async (_name, value) => {
     const expected = await says(() => validateArg(value, Object, {}, INPUT_VALIDATION, undefined, undefined, undefined));

@@ -9,9 +9,10 @@ type QuickAccept = (input: Record<string, unknown>) => boolean;
 
 /**
  * A check derived from a class's rules that accepts only what class-validator accepts, for the rules an input
- * type of this schema mostly has: `@IsNotEmpty`, `@MaxLength`, `@IsOptional`. A value missing (undefined,
- * null) passes, as type-graphql skips missing properties; a text passes `@MaxLength(n)` when it has at most n
- * UTF-16 units (class-validator counts a surrogate pair as one character, so never more). Whatever it does not
+ * type of this schema mostly has: `@IsNotEmpty`, `@MaxLength`, `@IsOptional`, and a page's `@Min` and `@Max`. A
+ * value missing (undefined, null) passes, as type-graphql skips missing properties; a text passes `@MaxLength(n)`
+ * when it has at most n UTF-16 units (class-validator counts a surrogate pair as one character, so never more); a
+ * number passes `@Min(n)` at n or above and `@Max(n)` at n or below, as class-validator's own. Whatever it does not
  * accept is decided by class-validator itself, and a class with any other rule always is: the answer is
  * class-validator's in every case, without its run for every valid write (its rule look-ups and constraint
  * objects were ~6 % of a REST record create's CPU, bench/FINDINGS.md).
@@ -26,6 +27,16 @@ function quickAcceptOf(type: new () => object): QuickAccept | undefined {
     else if (rule.name === 'maxLength' && typeof rule.constraints?.[0] === 'number') {
       const max = rule.constraints[0];
       rules.push({ property: rule.propertyName, accepts: (value) => typeof value === 'string' && value.length <= max });
+    } else if ((rule.name === 'min' || rule.name === 'max') && typeof rule.constraints?.[0] === 'number') {
+      // a page's `first`: class-validator's min and max accept a number on the bound's side of it, nothing else
+      const bound = rule.constraints[0];
+      rules.push({
+        property: rule.propertyName,
+        accepts:
+          rule.name === 'min'
+            ? (value) => typeof value === 'number' && value >= bound
+            : (value) => typeof value === 'number' && value <= bound,
+      });
     } else return undefined;
   }
   return (input) =>
