@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import {
   getNamedType,
   GraphQLArgument,
@@ -10,6 +12,9 @@ import {
   isLeafType,
   isNonNullType,
   isObjectType,
+  Kind,
+  parse,
+  print,
 } from 'graphql';
 import { getSchema } from '../../src/graphql/schema';
 import { RunningService, startService } from '../../src/main';
@@ -280,6 +285,11 @@ function generate(random: () => number): Generated {
       parts.push(`${aliasOf()}${field.name}${args}`);
     }
     if (chance(0.1)) parts.push('__typename');
+    // a page's records with what the caller may do with each, as the console's zone page asks them
+    if (plain && chance(0.4))
+      parts.push(
+        `${aliasOf()}permissions { ${pick(['edit delete', 'delete edit', 'edit', '__typename delete', 'e: edit delete', 'edit edit'])} }`,
+      );
     if (depth < MAX_DEPTH && !(plain && chance(0.8))) {
       const wanted: GraphQLField<unknown, unknown>[] = [];
       for (const field of spine) if (chance(0.6)) wanted.push(field);
@@ -362,6 +372,7 @@ test(`${QUERIES} generated queries: the fast paths answer what graphql-js answer
   let answeredWithData = 0;
   let answeredWithErrors = 0;
   let recordLists = 0;
+  let pagesWithPermissions = 0;
   for (let i = 0; i < QUERIES; i++) {
     const generated = generate(random);
     const { name, key } = keys[Math.floor(random() * keys.length)];
@@ -382,9 +393,40 @@ test(`${QUERIES} generated queries: the fast paths answer what graphql-js answer
     if (expected.body.data) answeredWithData++;
     if (expected.body.errors) answeredWithErrors++;
     if (/records(\(| \{)/.test(generated.query)) recordLists++;
+    if (/nodes \{[^{}]*permissions \{/.test(generated.query)) pagesWithPermissions++;
   }
   // the corpus asks both questions that are answered and questions that fail, and the record lists
   expect(answeredWithData).toBeGreaterThan(QUERIES / 3);
   expect(answeredWithErrors).toBeGreaterThan(QUERIES / 20);
   expect(recordLists).toBeGreaterThan(QUERIES / 3);
+  expect(pagesWithPermissions).toBeGreaterThan(QUERIES / 20);
 }, 150_000);
+
+test("the console's zone page (ZoneRecords, its own document): the same answer from each key, compiled or not", async () => {
+  // the console's document as it sends it (it spreads no fragment)
+  const operations = parse(readFileSync(path.join(__dirname, '../../console/src/operations.graphql'), 'utf8'));
+  const zoneRecords = operations.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === 'ZoneRecords');
+  const document = print(zoneRecords!);
+  let compared = 0;
+  for (const { name, key } of keys)
+    for (const zone of ZONES)
+      for (const variables of [
+        { zone, first: 10000 },
+        { zone, first: 2 },
+        { zone, first: 3, type: 'MX' },
+      ]) {
+        const generated = { query: document, variables };
+        const expected = await ask(slow.httpPort!, key, generated);
+        for (const run of ['first', 'compiled']) {
+          const answer = await ask(fast.service.httpPort!, key, generated);
+          if (JSON.stringify(answer) !== JSON.stringify(expected))
+            throw new Error(
+              `ZoneRecords ${JSON.stringify(variables)} (${run} run, key ${name}) answered differently\n` +
+                `fast: ${JSON.stringify(answer).slice(0, 2000)}\nslow: ${JSON.stringify(expected).slice(0, 2000)}`,
+            );
+        }
+        if ((expected.body.data as { records?: { nodes: { permissions: unknown }[] } } | undefined)?.records?.nodes.length) compared++;
+      }
+  // pages of records with their permissions were compared, from more than one key
+  expect(compared).toBeGreaterThan(ZONES.length * 2);
+});
