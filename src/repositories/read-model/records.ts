@@ -1,7 +1,7 @@
 /** The read model's records: lists and counts, and the nested lists of a batch of zones (packed, or row by row) */
 import type { Sql } from '../../db/pool';
 import type { ReadRules } from '../../auth/policy';
-import { LAZY_TIMES, recordsWithZones, type PageRequest, type RecordRow } from './rows';
+import { LAZY_TIMES, recordsWithZones, toDomain, type PageRequest, type RecordRow } from './rows';
 import { idArray, page, Params, whereOf } from './statement-parts';
 import { allChildren, childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
 import { PackedRecords } from './packed-records';
@@ -114,10 +114,14 @@ export async function listRecords(sql: Sql, filter: RecordFilter, request?: Page
 
 /**
  * A page of one zone's records (the console's zone page), read without joining its zone: the zone's row is read
- * beside the page, by a statement of its own at the same time, and given to the page's first record. Joined,
- * and its columns given to the first record by a window over the page, a page of 10,000 records took 8.5 ms of
- * the database's time instead of 1.7. Undefined when the zone's row is not the zone the records were read of
- * (deleted, or deleted and made again, between the two statements): the caller reads them as one statement.
+ * beside the page, by a statement of its own at the same time, and given to the page's records. Joined, and its
+ * columns given to the first record by a window over the page, a page of 10,000 records took 8.5 ms of the
+ * database's time instead of 1.7. The page comes as one packed text (PACKED_RECORD, as the nested lists read a
+ * zone: recordsGroupedByDomain), split here: pg making a row object of each record was most of what a page of
+ * 1,000 records cost the service above its floor (bench/FINDINGS.md). Undefined when the zone's row is not the
+ * zone the records were read of (deleted, or deleted and made again, between the two statements), or when the
+ * text does not split into the page's records (a value holding a separator): the caller reads them as one
+ * statement, row by row.
  */
 async function recordsOfOneZone(
   sql: Sql,
@@ -125,23 +129,26 @@ async function recordsOfOneZone(
   request: PageRequest | undefined,
 ): Promise<RecordRow[] | undefined> {
   const p = new Params();
-  const [rows, [zone]] = await Promise.all([
+  const [[paged], [zone]] = await Promise.all([
     sql.rows(
-      `select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r ${page(p, oneZoneConditions(p, filter), 'r.id', request)}`,
+      `select count(*)::int as record_count, min(domain_id) as domain_id, string_agg(${PACKED_RECORD}, chr(30)) as packed
+         from (select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r ${page(p, oneZoneConditions(p, filter), 'r.id', request)}) as paged`,
       p.values,
     ),
     sql.rows('select id, user_id, name, serial, created_at, kind from domains where name = $1', [filter.zone], LAZY_TIMES),
   ]);
-  if (rows.length === 0) return [];
-  if (zone === undefined || String(zone.id) !== String(rows[0].domain_id)) return undefined;
-  Object.assign(rows[0], {
-    zone: zone.name,
-    zone_user_id: zone.user_id,
-    zone_serial: zone.serial,
-    zone_created_at: zone.created_at,
-    zone_kind: zone.kind,
-  });
-  return recordsWithZones(rows);
+  const count = Number(paged.record_count);
+  if (count === 0) return [];
+  if (zone === undefined || String(zone.id) !== String(paged.domain_id)) return undefined;
+  const zoneRow = toDomain(zone);
+  const packed = PackedRecords.of(zoneRow.id, zoneRow.name, paged.packed, count);
+  if (!packed) return undefined;
+  const records: RecordRow[] = [];
+  for (const record of packed) {
+    record.zoneRow = zoneRow;
+    records.push(record);
+  }
+  return records;
 }
 
 export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
