@@ -13,7 +13,7 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page, Request, Response } from 'playwright-core';
+import type { Browser, Locator, Page, Request, Response } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
 import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
 import { signIn } from '../support/people';
@@ -277,10 +277,7 @@ test('a change set previewed: a refused change named, then each RRset before and
   await expectAccessibleAtBothWidths(page, ARTIFACTS, 'change-set-needs-force');
   expect(await serial()).toBe(serialBefore);
   await held.getByRole('button', { name: 'Apply anyway' }).click();
-  await page
-    .getByRole('status')
-    .filter({ hasText: `Applied: the zone is now at serial ${to}.` })
-    .waitFor();
+  await shown(page.getByRole('status').filter({ hasText: `Applied: the zone is now at serial ${to}.` }), 'the apply said');
   expect(await page.getByRole('status').getByRole('list', { name: 'Warnings' }).innerText()).toContain('TARGET_MISSING');
 
   const after = await zoneNow();
@@ -289,5 +286,18 @@ test('a change set previewed: a refused change named, then each RRset before and
   expect(after.records.filter((r) => r.endsWith(` NS ${oldNs}`))).toEqual([]);
   expect(after.records).toContain(`d ${dTtl} A 192.0.2.5`);
   await page.getByRole('link', { name: 'Records' }).click();
-  await page.getByRole('button', { name: 'Edit @ NS ns9.elsewhere.example.' }).waitFor();
+  await shown(page.getByRole('button', { name: 'Edit @ NS ns9.elsewhere.example.' }), 'the records tab');
 }, 30_000);
+
+/** waits for `locator`; if it does not come within 10 s, fails with what the page's main part showed (`what`) */
+async function shown(locator: Locator, what: string): Promise<void> {
+  try {
+    await locator.waitFor({ timeout: 10_000 });
+  } catch (error) {
+    const text = await page
+      .locator('main')
+      .innerText()
+      .catch((failure: Error) => `(not read: ${failure.message})`);
+    throw new Error(`${(error as Error).message}\n${what} showed:\n${text.slice(0, 3000)}`, { cause: error });
+  }
+}
