@@ -96,7 +96,7 @@ class OperationContext implements GraphQLContext {
   ) {}
 
   get loaders(): Loaders {
-    return (this.madeLoaders ??= createLoaders(this, this.services.zoneReads, this.services.propagation));
+    return (this.madeLoaders ??= createLoaders(this, this.services));
   }
 }
 

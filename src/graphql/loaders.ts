@@ -8,10 +8,12 @@ import type {
   RecordRow,
   UserRow,
   ZoneListFacts,
-  ZoneReadsService,
   ZoneRef,
 } from '../services/zones/zone-reads.service';
-import type { PropagationStatus, PropagationStatusService } from '../services/transfers/propagation-status.service';
+import type { PropagationStatus } from '../services/transfers/propagation-status.service';
+import type { ZoneHealth } from '../services/operations/health.service';
+import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
+import type { Services } from '../services';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -69,11 +71,20 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
     return parentIds.map((id) => counts.get(id) ?? 0);
   });
 
+/** the services the loaders read through */
+export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases'>;
+
 /**
  * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
  * which decides what the caller may read (a restricted key's read rules, docs/least-privilege.md).
+ *
+ * Every loader of an operation is here, on its context, and none in a WeakMap keyed by the context: V8's
+ * young-generation collection holds a WeakMap's values strongly, and a loader's batch function reaches the
+ * context, its key; so each operation's context, with all it reached, outlived every scavenge until the next full
+ * collection (bench/FINDINGS.md, «The zone list's young generation»).
  */
-export function createLoaders(ctx: RequestContext, reads: ZoneReadsService, propagation: PropagationStatusService) {
+export function createLoaders(ctx: RequestContext, services: LoaderServices) {
+  const { zoneReads: reads, propagation } = services;
   /**
    * Each zone's nested record list (by its filter), read right after the zones of a User.domains batch whose
    * selection holds that list (user.resolver.ts): Domain.records answers it as it is, without a promise, a
@@ -104,6 +115,23 @@ export function createLoaders(ctx: RequestContext, reads: ZoneReadsService, prop
     propagationById: new DataLoader<number, PropagationStatus | undefined>(async (ids) => {
       const statuses = await propagation.ofZones(ctx.db, ids);
       return ids.map((id) => statuses.get(id));
+    }),
+    /**
+     * Domain.health over the zones of one level: one statement, with the findings or (a list that shows only
+     * each zone's state, as the console's zone list) without them
+     */
+    healthOfZones: perArguments(
+      (findings: boolean) =>
+        new DataLoader<ZoneRef, ZoneHealth>((zones) => services.health.ofZones(ctx.db, zones, findings), { cache: false }),
+    ),
+    /** Domain.strictChecks and Domain.requiredApprovals over the zones of one level: one statement */
+    changePolicyOfZones: new DataLoader<{ id: number }, ZoneChangePolicy>((zones) => services.protectedRrsets.changePolicyOf(ctx, zones), {
+      cache: false,
+    }),
+    /** Record.derived over the records of one level: one statement */
+    derivedById: new DataLoader<number, boolean>(async (ids) => {
+      const derived = await services.aliases.derivedAmong(ctx.db, ids);
+      return ids.map((id) => derived.has(id));
     }),
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await reads.usersByIds(ctx, ids)).map((u) => [u.id, u]));

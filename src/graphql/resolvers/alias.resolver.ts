@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { Ctx, Field, FieldResolver, ID, ObjectType, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
@@ -52,22 +51,11 @@ export class AliasDomainResolver {
   }
 }
 
-/** one batch per request of the records asked whether they are derived */
-const derivedLoaders = new WeakMap<GraphQLContext, DataLoader<number, boolean>>();
-
 /** `Record.derived`: an A/AAAA the service derived from the owner's ALIAS/ANAME (read-only). */
 @Resolver(() => RecordType)
 export class AliasRecordResolver {
   @FieldResolver(() => Boolean, { description: 'Derived by the service from the owner’s ALIAS or ANAME; read-only (RECORD_DERIVED).' })
   derived(@Root() record: RecordType, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    let loader = derivedLoaders.get(ctx);
-    if (!loader) {
-      loader = new DataLoader<number, boolean>(async (ids) => {
-        const derived = await ctx.services.aliases.derivedAmong(ctx.db, ids);
-        return ids.map((id) => derived.has(id));
-      });
-      derivedLoaders.set(ctx, loader);
-    }
-    return loader.load(Number(record.id));
+    return ctx.loaders.derivedById.load(Number(record.id));
   }
 }

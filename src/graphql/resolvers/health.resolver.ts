@@ -1,27 +1,9 @@
-import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Ctx, FieldResolver, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { asksFor } from '../selection';
-import type { ZoneHealth } from '../../services/operations/health.service';
 import { DomainType } from '../types/domain.type';
 import { HealthCheckerType, ZoneHealthType } from '../types/health.type';
-
-/**
- * per request: the health of every zone of a list read at once, with their findings or (a list that shows only
- * each zone's state, as the console's zone list) without them
- */
-const loaders = new WeakMap<GraphQLContext, Map<boolean, DataLoader<DomainType, ZoneHealth>>>();
-function healthLoader(ctx: GraphQLContext, findings: boolean): DataLoader<DomainType, ZoneHealth> {
-  let byFindings = loaders.get(ctx);
-  if (!byFindings) loaders.set(ctx, (byFindings = new Map()));
-  let loader = byFindings.get(findings);
-  if (!loader) {
-    loader = new DataLoader((zones: readonly DomainType[]) => ctx.services.health.ofZones(ctx.db, zones, findings), { cache: false });
-    byFindings.set(findings, loader);
-  }
-  return loader;
-}
 
 /** `Domain.health` and `checkHealth`: zone health, read and checked through HealthService (docs/health.md). */
 @Resolver(() => DomainType)
@@ -31,7 +13,7 @@ export class HealthResolver {
     complexity: 5,
   })
   health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<ZoneHealthType> {
-    return healthLoader(ctx, asksFor(info, 'findings')).load(domain) as Promise<ZoneHealthType>;
+    return ctx.loaders.healthOfZones(asksFor(info, 'findings')).load(domain) as Promise<ZoneHealthType>;
   }
 
   @Mutation(() => ZoneHealthType, {

@@ -1,19 +1,6 @@
-import DataLoader from 'dataloader';
 import { Arg, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import type { ZoneChangePolicy } from '../../repositories/protected-rrsets';
 import { DomainType } from '../types/domain.type';
-
-/** per request: what the changes of every zone of a list read at once are held to (one statement) */
-const loaders = new WeakMap<GraphQLContext, DataLoader<DomainType, ZoneChangePolicy>>();
-function changePolicyLoader(ctx: GraphQLContext): DataLoader<DomainType, ZoneChangePolicy> {
-  let loader = loaders.get(ctx);
-  if (!loader) {
-    loader = new DataLoader((zones: readonly DomainType[]) => ctx.services.protectedRrsets.changePolicyOf(ctx, zones), { cache: false });
-    loaders.set(ctx, loader);
-  }
-  return loader;
-}
 
 @ObjectType('ProtectedRrset', {
   simpleResolvers: true,
@@ -44,7 +31,7 @@ export class ProtectedRrsetsResolver {
       'Whether the zone’s change sets refuse the checks’ warnings as they refuse their errors (setZoneStrictChecks; docs/changes.md).',
   })
   async strictChecks(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    return (await changePolicyLoader(ctx).load(domain)).strictChecks;
+    return (await ctx.loaders.changePolicyOfZones.load(domain)).strictChecks;
   }
 
   @FieldResolver(() => Int, {
@@ -52,7 +39,7 @@ export class ProtectedRrsetsResolver {
       'The approvals each change of the zone needs (0: none; setZoneRequiredApprovals). Above 0, a write becomes a change request (docs/changes.md, «Review»).',
   })
   async requiredApprovals(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await changePolicyLoader(ctx).load(domain)).requiredApprovals;
+    return (await ctx.loaders.changePolicyOfZones.load(domain)).requiredApprovals;
   }
 
   @FieldResolver(() => [ProtectedRrsetType], { description: 'The zone’s locked RRsets.', complexity: 5 })
