@@ -3,6 +3,7 @@ import type { ConnectionValue } from './types/connection';
 import type { RequestContext } from '../services/context';
 import type {
   DomainRow,
+  ListedZone,
   NestedRecordArgs,
   PerParentPage,
   RecordRow,
@@ -71,6 +72,26 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
     return parentIds.map((id) => counts.get(id) ?? 0);
   });
 
+/**
+ * What a zone list read of one listed zone with its page (DomainResolver.domains): its owner and facts, and its
+ * propagation and health when the list's selection shows them (absent: not read with the list; a propagation of
+ * null: the zone has gone since). The health has its findings only if the list asked them: the same zone met
+ * elsewhere in the answer (a record's `domain`, another root field) may ask them where the list did not.
+ */
+export interface ListedZoneReads {
+  user: UserRow;
+  facts: ZoneListFacts | undefined;
+  propagation?: PropagationStatus | null;
+  health?: { value: ZoneHealth; withFindings: boolean };
+}
+
+/** what a zone list's selection shows of each zone beyond its owner and facts, read with the page */
+export interface ListedZoneFields {
+  propagation: boolean;
+  /** the zones' health, with their findings or without */
+  health?: { findings: boolean };
+}
+
 /** the services the loaders read through */
 export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases'>;
 
@@ -105,7 +126,50 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
     const read = recordsReadWithZones(filter);
     for (const zone of zones) read.set(zone.id, groups.get(zone.id) ?? []);
   };
+  /**
+   * Each listed zone's fields as the list read them (readWithZoneList): a field of a listed zone answers from here
+   * as it is, without a promise and a DataLoader load per zone; graphql-jit's handling of a promised value for
+   * each of five fields of fifty zones was most of what the console's zone list allocated (bench/FINDINGS.md,
+   * «The zone list's young generation»). A zone reached otherwise goes through the loaders.
+   */
+  const listedZones = new Map<number, ListedZoneReads>();
+  /**
+   * Keeps a page of zones with their owners, facts and health states (read with the page), and reads the
+   * propagation and the health findings its selection shows: one statement each for the page, both at once, as
+   * their loaders would batch them. A read that fails keeps nothing of its own: each zone's field then goes
+   * through its loader, which reports the error where it is.
+   */
+  const readWithZoneList = async (listed: readonly ListedZone[], fields: ListedZoneFields): Promise<void> => {
+    if (listed.length === 0) return;
+    const zones = listed.map(({ zone }) => zone);
+    const [propagation, findings] = await Promise.all([
+      fields.propagation
+        ? services.propagation
+            .ofZones(
+              ctx.db,
+              zones.map((zone) => zone.id),
+            )
+            .catch(() => undefined)
+        : undefined,
+      fields.health?.findings ? services.health.ofZones(ctx.db, zones).catch(() => undefined) : undefined,
+    ]);
+    listed.forEach(({ zone, user, facts, health }, i) =>
+      listedZones.set(zone.id, {
+        user,
+        facts,
+        propagation: propagation ? (propagation.get(zone.id) ?? null) : undefined,
+        health:
+          fields.health === undefined
+            ? undefined
+            : fields.health.findings
+              ? findings && { value: findings[i], withFindings: true }
+              : { value: { zone: zone.name, checkedAt: health.checkedAt, state: health.state, findings: [] }, withFindings: false },
+      }),
+    );
+  };
   return {
+    listedZones,
+    readWithZoneList,
     /** a zone list's facts of each zone (Domain.recordCount, Domain.dnssecState): one statement per level */
     zoneFactsById: new DataLoader<number, ZoneListFacts | undefined>(async (ids) => {
       const facts = await reads.listFactsOf(ctx, ids);

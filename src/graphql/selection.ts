@@ -1,4 +1,4 @@
-import { FieldNode, Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 
 /**
  * Whether the field being resolved (`info`) asks for the field at `path` below it (`asksFor(info, 'totalCount')`,
@@ -7,19 +7,24 @@ import { FieldNode, Kind, type GraphQLResolveInfo, type SelectionSetNode } from 
  * another. A field under `@include(if: false)` counts as asked: read for nothing, never missing.
  */
 export function asksFor(info: GraphQLResolveInfo, ...path: string[]): boolean {
-  let fields: readonly FieldNode[] = info.fieldNodes;
-  for (const name of path) {
-    fields = fields.flatMap((field) => fieldsNamed(field.selectionSet, name, info));
-    if (fields.length === 0) return false;
-  }
-  return true;
+  if (path.length === 0) return true;
+  // without an array per step: a zone list's fields ask it once per zone
+  for (const field of info.fieldNodes) if (selects(field.selectionSet, path, 0, info)) return true;
+  return false;
 }
 
-/** the fields named `name` of a selection, directly or through its fragments */
-function fieldsNamed(selectionSet: SelectionSetNode | undefined, name: string, info: GraphQLResolveInfo): FieldNode[] {
-  return (selectionSet?.selections ?? []).flatMap((selection) => {
-    if (selection.kind === Kind.FIELD) return selection.name.value === name ? [selection] : [];
-    if (selection.kind === Kind.INLINE_FRAGMENT) return fieldsNamed(selection.selectionSet, name, info);
-    return fieldsNamed(info.fragments[selection.name.value]?.selectionSet, name, info);
-  });
+/** whether a selection holds a field named path[depth] that holds the rest of the path, directly or through its fragments */
+function selects(selectionSet: SelectionSetNode | undefined, path: readonly string[], depth: number, info: GraphQLResolveInfo): boolean {
+  if (!selectionSet) return false;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value === path[depth] && (depth === path.length - 1 || selects(selection.selectionSet, path, depth + 1, info)))
+        return true;
+    } else {
+      const fragment =
+        selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
+      if (selects(fragment, path, depth, info)) return true;
+    }
+  }
+  return false;
 }

@@ -204,7 +204,7 @@ test("the bench's nested shape reads users, their zones and the zones' records: 
   expect(count).toBe(3);
 });
 
-test("the console's zone list reads each zone's health state without its findings, and its count beside its page", async () => {
+test("the console's zone list reads each zone's health state with its page, without its findings, and its count beside its page", async () => {
   const id = await createUser(app, 'listing@example.org');
   for (let z = 0; z < 3; z++) await createZone(app, id, `z${z}.listing.test`);
   const list = (health: string) =>
@@ -220,6 +220,8 @@ test("the console's zone list reads each zone's health state without its finding
   const states = await read(list('state'));
   expect(reads(states, 'zone_health')).toBe(1);
   expect(reads(states, 'zone_health_findings')).toBe(0);
+  // the states come with the page itself: its zones' owners, facts and health in one statement
+  expect(states.filter((sql) => /\bjoin users u\b/.test(sql) && /\bjoin zone_health\b/.test(sql))).toHaveLength(1);
   // the owners and the facts come with the page: no statement of their own by the page's ids
   expect(states.filter((sql) => /\bfrom (users|domains d left join dnssec_zones)\b.*= any\(/s.test(sql))).toEqual([]);
   expect(states.filter((sql) => /\bjoin users u\b/.test(sql))).toHaveLength(1);

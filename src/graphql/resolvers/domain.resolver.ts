@@ -49,17 +49,18 @@ export class DomainResolver {
     };
     const first = firstOf(args, ctx);
     const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
-    // a list that shows each zone's owner or facts (the console's) reads them with the page, for their loaders
+    // a list that shows each zone's owner or facts (the console's) reads them with the page, and then the
+    // propagation and health it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
     const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState'].some((field) => asksFor(info, 'nodes', field));
     return connection(
       first,
       withOwnersAndFacts
         ? async (limit) => {
             const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, page(limit), args.orderBy);
-            for (const { zone, user, facts } of listed) {
-              ctx.loaders.userById.prime(user.id, user);
-              ctx.loaders.zoneFactsById.prime(zone.id, facts);
-            }
+            await ctx.loaders.readWithZoneList(listed.slice(0, first), {
+              propagation: asksFor(info, 'nodes', 'propagation'),
+              health: asksFor(info, 'nodes', 'health') ? { findings: asksFor(info, 'nodes', 'health', 'findings') } : undefined,
+            });
             return listed.map(({ zone }) => zone);
           }
         : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),
@@ -103,7 +104,7 @@ export class DomainResolver {
 
   @FieldResolver(() => UserType)
   user(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.userById.load(domain.userId);
+    return ctx.loaders.listedZones.get(domain.id)?.user ?? ctx.loaders.userById.load(domain.userId);
   }
 
   @FieldResolver(() => [RecordType], {

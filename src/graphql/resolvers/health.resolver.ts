@@ -12,8 +12,16 @@ export class HealthResolver {
     description: 'The zone as resolvers meet it: the last health check’s state and findings (HEALTH_CHECK_INTERVAL).',
     complexity: 5,
   })
-  health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<ZoneHealthType> {
-    return ctx.loaders.healthOfZones(asksFor(info, 'findings')).load(domain) as Promise<ZoneHealthType>;
+  health(
+    @Root() domain: DomainType,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ): ZoneHealthType | Promise<ZoneHealthType> {
+    // read with the zone list it is in (with the findings if the list asked them), or batched
+    const findings = asksFor(info, 'findings');
+    const listed = ctx.loaders.listedZones.get(domain.id)?.health;
+    if (listed && (listed.withFindings || !findings)) return listed.value as ZoneHealthType;
+    return ctx.loaders.healthOfZones(findings).load(domain) as Promise<ZoneHealthType>;
   }
 
   @Mutation(() => ZoneHealthType, {

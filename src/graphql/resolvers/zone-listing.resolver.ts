@@ -11,14 +11,18 @@ export class ZoneListingResolver {
   @FieldResolver(() => Int, {
     description: 'How many records the zone holds (its SOA and disabled records included), as its quota counts them.',
   })
-  async recordCount(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<number> {
-    return (await ctx.loaders.zoneFactsById.load(domain.id))?.recordCount ?? 0;
+  recordCount(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): number | Promise<number> {
+    const listed = ctx.loaders.listedZones.get(domain.id);
+    if (listed) return listed.facts?.recordCount ?? 0;
+    return ctx.loaders.zoneFactsById.load(domain.id).then((facts) => facts?.recordCount ?? 0);
   }
 
   @FieldResolver(() => String, {
     description: 'unsigned, signed or disabling: Domain.dnssec.state, without its keys (cheap in a list of zones).',
   })
-  async dnssecState(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<string> {
-    return (await ctx.loaders.zoneFactsById.load(domain.id))?.dnssecState ?? 'unsigned';
+  dnssecState(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): string | Promise<string> {
+    const listed = ctx.loaders.listedZones.get(domain.id);
+    if (listed) return listed.facts?.dnssecState ?? 'unsigned';
+    return ctx.loaders.zoneFactsById.load(domain.id).then((facts) => facts?.dnssecState ?? 'unsigned');
   }
 }

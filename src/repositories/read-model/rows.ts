@@ -40,7 +40,7 @@ export const LAZY_TIMES: RowOptions = { timestamps: 'text' };
  * the space is a `T` and an offset of hours only has its minutes, put together by position rather than by two
  * regular expressions (0.23 µs a timestamp against 0.6: a zone list reads one a zone)
  */
-function toDate(value: Date | string): Date {
+export function toDate(value: Date | string): Date {
   if (value instanceof Date) return value;
   const iso = value.charCodeAt(10) === SPACE ? `${value.slice(0, 10)}T${value.slice(11)}` : value;
   const sign = value.charCodeAt(value.length - 3);

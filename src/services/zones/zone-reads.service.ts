@@ -5,6 +5,7 @@ import {
   domainsByIds,
   domainsByUserIds,
   DomainRow,
+  type ListedZone,
   NestedRecordFilter,
   PerParentPage,
   recordCountsByDomainIds,
@@ -19,7 +20,7 @@ import {
 } from '../../repositories/read-model';
 import type { RequestContext } from '../context';
 
-export type { DomainRow, PerParentPage, RecordRow, UserRow, ZoneListFacts, ZoneRef };
+export type { DomainRow, ListedZone, PerParentPage, RecordRow, UserRow, ZoneListFacts, ZoneRef };
 /** a nested record list's filter as its field gives it: the caller's read rules are the service's to add */
 export type NestedRecordArgs = Omit<NestedRecordFilter, 'readRules'>;
 
