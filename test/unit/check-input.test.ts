@@ -3,7 +3,7 @@ import path from 'node:path';
 import { getMetadataStorage as classValidatorRules, validate } from 'class-validator';
 import { ArgumentValidationError, getMetadataStorage as typeGraphqlMetadata } from 'type-graphql';
 import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
-import { PageArgs } from '../../src/graphql/inputs/page.args';
+import { DomainsArgs, PageArgs } from '../../src/graphql/inputs/page.args';
 import { RecordInput } from '../../src/graphql/inputs/record.input';
 import { getSchema } from '../../src/graphql/schema';
 import { variableTextProblems } from '../../src/graphql/text-input';
@@ -99,6 +99,13 @@ describe('checkArgument', () => {
       `a page of first ${String(first)}`,
       page({ first }),
     ]),
+    // its cursor `after`, a @Matches: accepted quickly when it matches, or handed to class-validator
+    ...['1', '1234567890123456', '12345678901234567', '', 'x1', '1\n', ' 1', 42, null].map((after): [string, unknown] => [
+      `a page after ${JSON.stringify(after)}`,
+      page({ first: 50, after }),
+    ]),
+    ['a zone list page (DomainsArgs)', Object.assign(new DomainsArgs(), { first: 50, after: '17', orderBy: 'name', userId: '3' })],
+    ['a zone list page with a wrong cursor', Object.assign(new DomainsArgs(), { first: 50, after: 'z' })],
   ];
   test.each(cases)('%s', async (_name, value) => {
     const expected = await says(() => validateArg(value, Object, {}, INPUT_VALIDATION, undefined, undefined, undefined));

@@ -9,10 +9,11 @@ type QuickAccept = (input: Record<string, unknown>) => boolean;
 
 /**
  * A check derived from a class's rules that accepts only what class-validator accepts, for the rules an input
- * type of this schema mostly has: `@IsNotEmpty`, `@MaxLength`, `@IsOptional`, and a page's `@Min` and `@Max`. A
+ * type of this schema mostly has: `@IsNotEmpty`, `@MaxLength`, `@IsOptional`, and a page's `@Min`, `@Max` and `@Matches`. A
  * value missing (undefined, null) passes, as type-graphql skips missing properties; a text passes `@MaxLength(n)`
  * when it has at most n UTF-16 units (class-validator counts a surrogate pair as one character, so never more); a
- * number passes `@Min(n)` at n or above and `@Max(n)` at n or below, as class-validator's own. Whatever it does not
+ * number passes `@Min(n)` at n or above and `@Max(n)` at n or below, and a text `@Matches(expression)` when the
+ * expression finds a match in it, as class-validator's own. Whatever it does not
  * accept is decided by class-validator itself, and a class with any other rule always is: the answer is
  * class-validator's in every case, without its run for every valid write (its rule look-ups and constraint
  * objects were ~6 % of a REST record create's CPU, bench/FINDINGS.md).
@@ -37,6 +38,10 @@ function quickAcceptOf(type: new () => object): QuickAccept | undefined {
             ? (value) => typeof value === 'number' && value >= bound
             : (value) => typeof value === 'number' && value <= bound,
       });
+    } else if (rule.name === 'matches' && rule.constraints?.[0] instanceof RegExp && rule.constraints[1] === undefined) {
+      // a page's cursor: class-validator's matches takes a text that the expression finds in (String.match)
+      const pattern = rule.constraints[0];
+      rules.push({ property: rule.propertyName, accepts: (value) => typeof value === 'string' && value.match(pattern) !== null });
     } else return undefined;
   }
   return (input) =>
