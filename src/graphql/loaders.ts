@@ -74,21 +74,22 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
 
 /**
  * What a zone list read of one listed zone with its page (DomainResolver.domains): its owner and facts, and its
- * propagation and health when the list's selection shows them (absent: not read with the list; a propagation of
- * null: the zone has gone since). The health has its findings only if the list asked them: the same zone met
+ * propagation and health when the list's selection shows them (absent: not read with the list). The health has
+ * its findings only if the list asked them: the same zone met
  * elsewhere in the answer (a record's `domain`, another root field) may ask them where the list did not.
  */
 export interface ListedZoneReads {
   user: UserRow;
   facts: ZoneListFacts | undefined;
-  propagation?: PropagationStatus | null;
+  propagation?: PropagationStatus;
   health?: { value: ZoneHealth; withFindings: boolean };
 }
 
-/** what a zone list's selection shows of each zone beyond its owner and facts, read with the page */
+/** what a zone list's selection shows of each zone beyond its owner and facts */
 export interface ListedZoneFields {
+  /** its propagation (read with the page) */
   propagation: boolean;
-  /** the zones' health, with their findings or without */
+  /** its health, with the findings (read for the page after it) or without (read with the page) */
   health?: { findings: boolean };
 }
 
@@ -134,30 +135,26 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
    */
   const listedZones = new Map<number, ListedZoneReads>();
   /**
-   * Keeps a page of zones with their owners, facts and health states (read with the page), and reads the
-   * propagation and the health findings its selection shows: one statement each for the page, both at once, as
-   * their loaders would batch them. A read that fails keeps nothing of its own: each zone's field then goes
+   * Keeps a page of zones with what the list read with it: their owners, facts and health states, and their
+   * propagation when the list shows it; reads the health findings if it shows them (one statement for the page,
+   * as their loader would batch them). If that read fails, nothing of it is kept: each zone's health then goes
    * through its loader, which reports the error where it is.
    */
   const readWithZoneList = async (listed: readonly ListedZone[], fields: ListedZoneFields): Promise<void> => {
     if (listed.length === 0) return;
-    const zones = listed.map(({ zone }) => zone);
-    const [propagation, findings] = await Promise.all([
-      fields.propagation
-        ? services.propagation
-            .ofZones(
-              ctx.db,
-              zones.map((zone) => zone.id),
-            )
-            .catch(() => undefined)
-        : undefined,
-      fields.health?.findings ? services.health.ofZones(ctx.db, zones).catch(() => undefined) : undefined,
-    ]);
-    listed.forEach(({ zone, user, facts, health }, i) =>
+    const findings = fields.health?.findings
+      ? await services.health
+          .ofZones(
+            ctx.db,
+            listed.map(({ zone }) => zone),
+          )
+          .catch(() => undefined)
+      : undefined;
+    listed.forEach(({ zone, user, facts, health, propagation }, i) =>
       listedZones.set(zone.id, {
         user,
         facts,
-        propagation: propagation ? (propagation.get(zone.id) ?? null) : undefined,
+        propagation: propagation && services.propagation.statusOf(propagation),
         health:
           fields.health === undefined
             ? undefined

@@ -32,56 +32,58 @@ export async function readPropagationRows(sql: Sql, domainId: number): Promise<P
 }
 
 /**
+ * What a zone's propagation is read from, as columns of a statement over its zone `d` joined with its nameserver
+ * set `n` (`join nameserver_sets n on n.id = d.nameserver_set`): whether it is served, its secondary state, its
+ * set, and its servers' rows as one JSON list in server order. One row a zone, so that a zone list reads them
+ * with its page (listDomainsWithOwnersAndFacts) and a zone's serial and its servers' rows are of one snapshot.
+ */
+export const PROPAGATION_COLUMNS = `d.serving, (select s.state from secondary_zone_state s where s.domain_id = d.id) as secondary_state,
+       n.name as set_name, n.secondaries,
+       (select json_agg(json_build_object('server', z.server, 'served_serial', z.served_serial, 'state', z.state,
+                                          'error', z.error, 'updated_at', z.updated_at) order by z.server)
+          from zone_server_status z where z.domain_id = d.id) as servers`;
+
+/** PROPAGATION_COLUMNS of one row, as pg hands them over */
+export interface PropagationColumns {
+  serving: boolean;
+  secondary_state: string | null;
+  set_name: string;
+  secondaries: string[] | null;
+  servers:
+    | { server: string; served_serial: number | null; state: ServerStatusRow['state']; error: string | null; updated_at: string | null }[]
+    | null;
+}
+
+/** a zone's propagation read from its serial and its PROPAGATION_COLUMNS */
+export function propagationReadOf(serial: number | string, row: PropagationColumns): PropagationRead {
+  return {
+    serial: Number(serial),
+    notServed: row.serving ? null : row.secondary_state === 'expired' ? 'expired' : 'pending',
+    set: { name: row.set_name, secondaries: row.secondaries },
+    rows: (row.servers ?? []).map((server) => ({
+      server: server.server,
+      servedSerial: server.served_serial === null ? null : Number(server.served_serial),
+      state: server.state,
+      error: server.error,
+      updatedAt: server.updated_at ? new Date(server.updated_at) : null,
+    })),
+  };
+}
+
+/**
  * readPropagationRows for many zones (a list of zones shows each one's state), by zone id: one statement, so the
  * zones' serials and their servers' rows are of one snapshot (two statements side by side could pair a serial
  * with the rows of a later one: a server shown as serving a serial the zone did not have yet), and a statement
  * fewer (each costs the service a round of system calls whatever it reads)
  */
 export async function readPropagationRowsOf(sql: Sql, domainIds: readonly number[]): Promise<Map<number, PropagationRead>> {
-  const rows = await sql.rows<{
-    id: string;
-    serial: string;
-    serving: boolean;
-    secondary_state: string | null;
-    set_name: string;
-    secondaries: string[] | null;
-    server: string | null;
-    served_serial: string | null;
-    state: ServerStatusRow['state'];
-    error: string | null;
-    updated_at: Date | null;
-  }>(
-    `select d.id, d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries,
-            z.server, z.served_serial, z.state, z.error, z.updated_at
-       from domains d join nameserver_sets n on n.id = d.nameserver_set left join secondary_zone_state s on s.domain_id = d.id
-       left join zone_server_status z on z.domain_id = d.id
-      where d.id = any($1::bigint[])
-      order by d.id, z.server`,
+  const rows = await sql.rows<PropagationColumns & { id: string; serial: string }>(
+    `select d.id, d.serial, ${PROPAGATION_COLUMNS}
+       from domains d join nameserver_sets n on n.id = d.nameserver_set
+      where d.id = any($1::bigint[])`,
     [domainIds.map(String)],
   );
-  const found = new Map<number, PropagationRead>();
-  for (const r of rows) {
-    const id = Number(r.id);
-    let read = found.get(id);
-    if (!read) {
-      read = {
-        serial: Number(r.serial),
-        notServed: r.serving ? null : r.secondary_state === 'expired' ? 'expired' : 'pending',
-        set: { name: r.set_name, secondaries: r.secondaries },
-        rows: [],
-      };
-      found.set(id, read);
-    }
-    if (r.server !== null)
-      read.rows.push({
-        server: r.server,
-        servedSerial: r.served_serial === null ? null : Number(r.served_serial),
-        state: r.state,
-        error: r.error,
-        updatedAt: r.updated_at ? new Date(r.updated_at) : null,
-      });
-  }
-  return found;
+  return new Map(rows.map((row) => [Number(row.id), propagationReadOf(row.serial, row)]));
 }
 
 /** how far one secondary is behind, over all zones (see readSecondaryLag) */

@@ -1,5 +1,5 @@
 import { Client as PgClient } from 'pg';
-import { createUser, createZone } from '../support/fixtures';
+import { createSecondary, createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -14,9 +14,11 @@ let app: TestApp;
 let userId: string;
 const SECONDARY = '127.0.0.1:9';
 const ZONES = ['a.listed.example', 'b.listed.example', 'c.listed.example', 'd.listed.example'];
+/** a secondary zone never transferred: not served, its propagation pending with the reason */
+const SECONDARY_ZONE = 'e.listed.example';
 
 const ZONE_FIELDS = `name serial kind user { id email } recordCount dnssecState
-  propagation { state message servers { server state servedSerial } }`;
+  propagation { serial state message servers { server state servedSerial error } }`;
 const HEALTH_STATE = `health { zone state checkedAt }`;
 const HEALTH_FINDINGS = `health { zone state checkedAt findings { code severity server message since } }`;
 
@@ -24,6 +26,7 @@ beforeAll(async () => {
   app = await startTestApp({ SECONDARIES: SECONDARY });
   userId = await createUser(app, 'listed@example.org');
   for (const zone of ZONES) await createZone(app, userId, zone);
+  await createSecondary(app, userId, SECONDARY_ZONE, [{ address: '192.0.2.53' }]);
   const signed = await app.gql(`mutation($z: String!) { enableDnssec(input: { zone: $z }) { state } }`, { z: ZONES[1] });
   expect(signed.errors).toBeUndefined();
   // what the propagation worker and the health checker store
@@ -31,8 +34,9 @@ beforeAll(async () => {
   await db.connect();
   try {
     await db.query(
-      `insert into zone_server_status (domain_id, server, state, served_serial, attempts, updated_at)
-       select id, $2, case when name = $3 then 'in_sync' else 'pending' end, case when name = $3 then serial else serial - 1 end, 1, now()
+      `insert into zone_server_status (domain_id, server, state, served_serial, attempts, updated_at, error)
+       select id, $2, case when name = $3 then 'in_sync' else 'error' end, case when name = $3 then serial else serial - 1 end, 1, now(),
+              case when name = $3 then null else 'refused' end
          from domains where name = any($1::text[])`,
       [[ZONES[0], ZONES[1]], SECONDARY, ZONES[0]],
     );
@@ -73,17 +77,18 @@ test.each([
   );
   expect(res.errors).toBeUndefined();
   const nodes = res.data.domains.nodes;
-  expect(nodes.map((n: { name: string }) => n.name)).toEqual(ZONES);
+  expect(nodes.map((n: { name: string }) => n.name)).toEqual([...ZONES, SECONDARY_ZONE]);
   for (const node of nodes) expect(node).toEqual(await alone(node.name, health));
   // the data is what was stored: the list cannot agree with the zones alone by answering nothing
   const byName = new Map<string, any>(nodes.map((n: { name: string }) => [n.name, n]));
   expect(byName.get(ZONES[0])).toMatchObject({ propagation: { state: 'in_sync' }, health: { state: 'ok' } });
   expect(byName.get(ZONES[1])).toMatchObject({
-    propagation: { state: 'pending' },
+    propagation: { state: 'error', servers: [{ server: SECONDARY, state: 'error', error: 'refused' }] },
     dnssecState: 'signed',
     health: { state: 'unknown', checkedAt: null },
   });
   expect(byName.get(ZONES[2])).toMatchObject({ health: { state: 'critical' } });
+  expect(byName.get(SECONDARY_ZONE)).toMatchObject({ kind: 'SECONDARY', propagation: { state: 'pending', message: expect.any(String) } });
   expect(byName.get(ZONES[2]).health.checkedAt).toEqual(expect.any(String));
   if (health === HEALTH_FINDINGS)
     expect(byName.get(ZONES[2]).health.findings.map((f: { code: string }) => f.code)).toEqual(['LAME_DELEGATION', 'SERIAL_BEHIND']);

@@ -49,18 +49,19 @@ export class DomainResolver {
     };
     const first = firstOf(args, ctx);
     const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
-    // a list that shows each zone's owner or facts (the console's) reads them with the page, and then the
-    // propagation and health it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
+    // a list that shows each zone's owner or facts (the console's) reads them with the page, with the health
+    // states and the propagation it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
     const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState'].some((field) => asksFor(info, 'nodes', field));
     return connection(
       first,
       withOwnersAndFacts
         ? async (limit) => {
-            const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, page(limit), args.orderBy);
-            await ctx.loaders.readWithZoneList(listed.slice(0, first), {
+            const shown = {
               propagation: asksFor(info, 'nodes', 'propagation'),
               health: asksFor(info, 'nodes', 'health') ? { findings: asksFor(info, 'nodes', 'health', 'findings') } : undefined,
-            });
+            };
+            const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, page(limit), args.orderBy, shown);
+            await ctx.loaders.readWithZoneList(listed.slice(0, first), shown);
             return listed.map(({ zone }) => zone);
           }
         : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),

@@ -66,13 +66,14 @@ export class PropagationStatusService {
     return read && this.statusOf(read);
   }
 
-  /** the status of many zones (a page of a zone list) in two statements, by zone id; a zone gone is left out */
+  /** the status of many zones in one statement, by zone id; a zone gone is left out */
   async ofZones(db: Database, domainIds: readonly number[]): Promise<Map<number, PropagationStatus>> {
     const reads = await readPropagationRowsOf(db, domainIds);
     return new Map([...reads].map(([id, read]) => [id, this.statusOf(read)]));
   }
 
-  private statusOf(read: PropagationRead): PropagationStatus {
+  /** the status of a zone from what it is made of, read already (a zone list reads it with its page) */
+  statusOf(read: PropagationRead): PropagationStatus {
     // the zone's nameserver set's secondaries (docs/transfers.md); the default set's are SECONDARIES
     const status =
       read.set.secondaries === null

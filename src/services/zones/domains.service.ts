@@ -73,14 +73,18 @@ export class DomainsService {
     return this.pageOfZones(ctx, page, order, () => listDomains(ctx.db, this.scoped(ctx, filter), page, order));
   }
 
-  /** the same page of zones, each with its owner and its facts (the console's zone list shows them) */
+  /**
+   * the same page of zones, each with its owner, its facts and its health state (the console's zone list shows
+   * them), and with `propagation` what its propagation is made of
+   */
   listWithOwnersAndFacts(
     ctx: RequestContext,
     filter: Omit<DomainFilter, 'scopeUserId'>,
     page?: PageRequest,
     order?: DomainOrder,
+    also: { propagation?: boolean } = {},
   ): Promise<ListedZone[]> {
-    return this.pageOfZones(ctx, page, order, () => listDomainsWithOwnersAndFacts(ctx.db, this.scoped(ctx, filter), page, order));
+    return this.pageOfZones(ctx, page, order, () => listDomainsWithOwnersAndFacts(ctx.db, this.scoped(ctx, filter), page, order, also));
   }
 
   /** a page of zones `read` reads; a page after a deleted zone's cursor in an order by a fact is CURSOR_GONE */
