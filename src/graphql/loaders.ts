@@ -75,12 +75,12 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
 /**
  * What a zone list read of one listed zone with its page (DomainResolver.domains): its owner and facts, and its
  * propagation and health when the list's selection shows them (absent: not read with the list). The health has
- * its findings only if the list asked them: the same zone met
- * elsewhere in the answer (a record's `domain`, another root field) may ask them where the list did not.
+ * its findings only if the list asked them: the same zone met elsewhere in the answer (a record's `domain`)
+ * may ask them where the list did not.
  */
 export interface ListedZoneReads {
   user: UserRow;
-  facts: ZoneListFacts | undefined;
+  facts: ZoneListFacts;
   propagation?: PropagationStatus;
   health?: { value: ZoneHealth; withFindings: boolean };
 }

@@ -13,7 +13,7 @@ export class ZoneListingResolver {
   })
   recordCount(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): number | Promise<number> {
     const listed = ctx.loaders.listedZones.get(domain.id);
-    if (listed) return listed.facts?.recordCount ?? 0;
+    if (listed) return listed.facts.recordCount;
     return ctx.loaders.zoneFactsById.load(domain.id).then((facts) => facts?.recordCount ?? 0);
   }
 
@@ -22,7 +22,7 @@ export class ZoneListingResolver {
   })
   dnssecState(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): string | Promise<string> {
     const listed = ctx.loaders.listedZones.get(domain.id);
-    if (listed) return listed.facts?.dnssecState ?? 'unsigned';
+    if (listed) return listed.facts.dnssecState;
     return ctx.loaders.zoneFactsById.load(domain.id).then((facts) => facts?.dnssecState ?? 'unsigned');
   }
 }
