@@ -130,7 +130,7 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
   /**
    * Each listed zone's fields as the list read them (readWithZoneList): a field of a listed zone answers from here
    * as it is, without a promise and a DataLoader load per zone; graphql-jit's handling of a promised value for
-   * each of five fields of fifty zones was most of what the console's zone list allocated (bench/FINDINGS.md,
+   * each of five fields of fifty zones was a third of what the console's zone list allocated (bench/FINDINGS.md,
    * «The zone list's young generation»). A zone reached otherwise goes through the loaders.
    */
   const listedZones = new Map<number, ListedZoneReads>();

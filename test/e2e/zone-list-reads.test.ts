@@ -3,12 +3,13 @@ import { createSecondary, createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * A zone list that shows each zone's owner or facts (the console's) reads them with its page, and then the
- * propagation and health it shows, once for the page; its zones' fields answer from what was read. Each listed
- * zone must answer what the same zone answers alone (`domain(name:)`, through the loaders): its owner, record
- * count, DNSSEC state, propagation (a secondary in sync, one behind, none yet) and health (checked with findings,
- * checked without, never checked), asked with the findings and without, and in a list that shows no owner or
- * fact (which reads through the loaders itself).
+ * A zone list that shows each zone's owner or facts (the console's) reads them with its page, with the health
+ * states and the propagation it shows (the findings, when asked, once for the page after it); its zones' fields
+ * answer from what was read. Each listed zone must answer what the same zone answers alone (`domain(name:)`,
+ * through the loaders): its owner, record count, DNSSEC state, propagation (a server in sync, one in error, a
+ * secondary zone never transferred, none yet) and health (checked with findings, checked without, never
+ * checked), asked with the findings and without, and in a list that shows no owner or fact (which reads through
+ * the loaders itself).
  */
 let app: TestApp;
 let userId: string;
