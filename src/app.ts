@@ -24,7 +24,7 @@ import { heavyBodies, HeavyRequests } from './http/heavy-requests';
 import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
-import { metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
+import { metrics, observeSecondaryLag, observeSteeringHeld, observeZoneHealth } from './metrics';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
 import { databaseOf, readRouting } from './http/read-routing';
@@ -199,6 +199,13 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
   observeZoneHealth(() =>
     services.health.counts(db).catch((error) => {
       if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, 'metrics: zone health could not be read');
+      return undefined;
+    }),
+  );
+  // the steering checks held where they are (docs/steering.md), likewise
+  observeSteeringHeld(() =>
+    services.steering.heldCounts(db).catch((error) => {
+      if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, 'metrics: the held steering checks could not be read');
       return undefined;
     }),
   );

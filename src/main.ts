@@ -15,7 +15,7 @@ import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
 import { rateLimitError } from './services/operations/rate-limits';
 import { startDnsRole } from './primary/server';
-import { startWorker } from './worker';
+import { startProber, startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';
 
 /**
@@ -146,6 +146,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
     if (settings.roles.includes('worker')) {
       const worker = await startWorker(settings, database.db, logger, services);
       stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
+    } else if (settings.roles.includes('prober')) {
+      // the worker runs the prober among its duties; a process without it may run the prober alone
+      const prober = await startProber(settings, database.db, logger, services);
+      stops.push({ name: 'steering prober (the probes under way are stored)', stop: () => prober.stop() });
     }
   } catch (error) {
     // a role that cannot start (a port in use, say) stops the ones already started: no half-running service

@@ -214,9 +214,36 @@ export const steeringProbes = new Counter({
 /** 1 while this process's prober is in a panic freeze: more than half of all checks fail, nothing is taken out */
 export const steeringPanic = new Gauge({
   name: 'zonekeeper_steering_panic',
-  help: "1 while the steering prober is in a panic freeze (more than half of all checks failing within one interval: nothing is taken out; the prober's own network is the likelier fault)",
+  help: "1 while the steering prober's vantage is in a panic freeze (more than half of all checks, at least STEERING_PANIC_MIN_CHECKS across three networks, failing within one interval: nothing is taken out while it decides alone; the prober's own network is the likelier fault)",
   registers: [metrics],
 });
+
+/** 1 while this process's vantage is isolated (its probes not counted: docs/steering.md, «Vantages and the quorum») */
+export const steeringVantageIsolated = new Gauge({
+  name: 'zonekeeper_steering_vantage_isolated',
+  help: 'Whether the steering vantage is isolated: 1 while its probes are not counted (it fails what the other vantages pass, or its canaries fail)',
+  labelNames: ['vantage'] as const,
+  registers: [metrics],
+});
+
+/** the checks held where they are, by why (panic: the panic freeze; no-sound-vantage: every vantage that probed it is isolated) */
+const steeringChecksHeld = new Gauge({
+  name: 'zonekeeper_steering_checks_held',
+  help: 'Steering checks whose state is held although their probes would move it, by why (panic: the panic freeze holds a failing check up; no-sound-vantage: every vantage that probed it is isolated)',
+  labelNames: ['reason'] as const,
+  registers: [metrics],
+});
+
+/** the held checks' counts, read from the database at each scrape (at most every 5 s) */
+export function observeSteeringHeld(read: () => Promise<{ held: string; count: number }[] | undefined>): void {
+  let last: { at: number; figures: ReturnType<typeof read> } | undefined;
+  (steeringChecksHeld as unknown as { collect?: () => Promise<void> }).collect = async () => {
+    if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), figures: read() };
+    const figures = await last.figures;
+    steeringChecksHeld.reset();
+    for (const reason of ['panic', 'no-sound-vantage']) steeringChecksHeld.set({ reason }, figures?.find((f) => f.held === reason)?.count ?? 0);
+  };
+}
 
 /** served changes written by steering (one per zone change, however many RRsets it changed) */
 export const steeringChanges = new Counter({

@@ -42,6 +42,12 @@ const KINDS: readonly {
     tab: 'health',
     hint: 'Seen from where resolvers stand: the parent’s delegation, its DS, a nameserver lame, behind or serving old signatures (docs/health.md).',
   },
+  {
+    key: 'steering',
+    title: 'Failover held',
+    tab: 'steering',
+    hint: 'A check fails but the panic freeze holds it up, or a vantage probing it is isolated: what is served is not what the endpoints say (docs/steering.md).',
+  },
 ];
 
 function AttentionItems({ list, tab, titleId }: { list: AttentionListFieldsFragment; tab: string; titleId: string }) {

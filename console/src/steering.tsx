@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useQuery } from 'urql';
-import { ZoneSteeringDocument } from './generated/graphql';
+import { SteeringCondition, ZoneSteeringDocument } from './generated/graphql';
 import { when } from './identity';
 import { ListState } from './list-state';
 
@@ -10,7 +10,20 @@ import { ListState } from './list-state';
  */
 const REFRESH_MS = 5_000;
 
-const STATUS_WORDS: Record<string, string> = { up: 'Up', down: 'Down', unknown: 'Not decided yet' };
+/**
+ * A member's condition in words: never "Up" while its check is held (the panic freeze holds a failing check up;
+ * every vantage that probed it is isolated), though it is still served then
+ */
+const CONDITION_WORDS: Record<SteeringCondition, string> = {
+  UNKNOWN: 'Not decided yet',
+  UP: 'Up',
+  DOWN: 'Down',
+  FLAPPING: 'Down (flapping: held down until stable)',
+  FROZEN: 'Failing, held up by the panic freeze',
+  NO_SOUND_VANTAGE: 'Held: every vantage probing it is isolated',
+  PAUSED: 'Paused',
+  FORCED_UP: 'Forced up',
+};
 
 /**
  * The zone's steered RRsets (docs/steering.md): what each serves now, its pools in fallback order with each
@@ -82,17 +95,21 @@ export function SteeringPanel({ zone, generation }: { zone: string; generation: 
                       </td>
                       <td>{m.admin}</td>
                       <td>{m.check ? `${m.check.name}${m.check.protocol === 'external' ? ' (reported)' : ''}` : '—'}</td>
-                      <td data-testid="member-status">
-                        <span className={`state ${m.healthy ? 'health-ok' : 'health-critical'}`}>
-                          {m.admin !== 'obey'
-                            ? m.admin === 'up'
-                              ? 'Forced up'
-                              : 'Paused'
-                            : (STATUS_WORDS[m.check?.status ?? 'up'] ?? m.check?.status)}
+                      <td data-testid="member-status" data-condition={m.condition}>
+                        <span className={`state ${m.healthy ? 'health-ok' : m.check?.heldSince ? 'health-warning' : 'health-critical'}`}>
+                          {CONDITION_WORDS[m.condition]}
                         </span>
-                        {m.check?.pinned ? <span className="hint"> (flapping: held down)</span> : null}
+                        {m.check && m.check.votes.length > 1 ? (
+                          <span className="hint">
+                            {' '}
+                            ·{' '}
+                            {m.check.votes
+                              .map((v) => `${v.vantage}: ${v.lastOk == null ? 'not probed' : v.lastOk ? 'passes' : 'fails'}${v.isolated ? ' (isolated)' : ''}`)
+                              .join(', ')}
+                          </span>
+                        ) : null}
                       </td>
-                      <td>{m.check ? when(m.check.since) : '—'}</td>
+                      <td>{m.check ? when(m.check.heldSince ?? m.check.since) : '—'}</td>
                       <td>{m.check?.latencyMs != null ? `${m.check.latencyMs} ms` : '—'}</td>
                       <td>{m.check?.lastError ?? ''}</td>
                     </tr>

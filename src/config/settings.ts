@@ -11,7 +11,11 @@ import { isEmail } from 'class-validator';
  * the start with one message that names every bad setting (docs/decisions.md §5).
  */
 export type SerialPolicy = 'date' | 'increment' | 'unixtime';
-export type Role = 'api' | 'dns' | 'worker';
+/**
+ * a process's roles (ROLES): the HTTP API, the DNS primary, the worker (every duty, the steering prober among
+ * them), or the steering prober alone (`prober`: a vantage elsewhere needs only the database and its own network)
+ */
+export type Role = 'api' | 'dns' | 'worker' | 'prober';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface HostPort {
@@ -215,9 +219,15 @@ export interface Settings {
    * down, `rise` successes in a row before it is up again; `allowNetworks`: CIDRs a check may probe although they
    * are loopback, private or link-local (the outbound rule: a check's address is its zone owner's choice);
    * `externalLease` seconds a report of an external check holds when the report names no lease of its own;
-   * `holdSeconds` a check that changed state keeps it at least this long (flap damping)
+   * `holdSeconds` a check that changed state keeps it at least this long (flap damping); `vantage` this prober's
+   * name, `quorum` the share of the sound vantages that decides, `canaries` the addresses every vantage probes to
+   * know its own network works, `panic` the one-vantage freeze's rule (docs/steering.md, «Vantages and the quorum»)
    */
   steering: {
+    vantage: string;
+    quorum: Quorum;
+    canaries: { address: string; port: number }[];
+    panic: PanicRule;
     checkInterval: number;
     checkTimeoutMs: number;
     fall: number;
@@ -351,6 +361,18 @@ export function parseHostPort(value: string): HostPort | undefined {
 }
 
 /** an IP address with its port (`192.0.2.1:5300`, `[2001:db8::1]:5300`) or without (port 53: `2001:db8::1`) */
+/**
+ * STEERING_QUORUM: the share of the sound vantages that must see a check fail (or pass) for it to go down (or
+ * up): `majority` (more than half, the default), or a percentage that must be reached
+ */
+export type Quorum = 'majority' | number;
+
+/** STEERING_PANIC and STEERING_PANIC_MIN_CHECKS: the one-vantage panic freeze's rule (docs/steering.md) */
+export interface PanicRule {
+  enabled: boolean;
+  minChecks: number;
+}
+
 export function parseServerAddress(value: string): HostPort | undefined {
   const item = value.trim();
   const colons = (item.match(/:/g) ?? []).length;
@@ -486,8 +508,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   const roles = (() => {
     const raw = read('ROLES') ?? 'api,dns,worker';
     const values = list(raw.toLowerCase());
-    const bad = values.filter((v) => !['api', 'dns', 'worker'].includes(v));
-    if (!values.length || bad.length) problems.push(`ROLES must list api, dns and/or worker (got "${raw}")`);
+    const bad = values.filter((v) => !['api', 'dns', 'worker', 'prober'].includes(v));
+    if (!values.length || bad.length) problems.push(`ROLES must list api, dns, worker and/or prober (got "${raw}")`);
     return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
   })();
 
@@ -609,6 +631,32 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     aliasMinTtl: integer('ALIAS_MIN_TTL', 60, 1, 86400),
     aliasMaxTtl: integer('ALIAS_MAX_TTL', 3600, 1, 7 * 86400),
     steering: {
+      vantage: (() => {
+        const name = read('STEERING_VANTAGE') ?? 'primary';
+        if (!/^[a-z0-9][a-z0-9._-]{0,62}$/i.test(name))
+          problems.push(`STEERING_VANTAGE must be a name of letters, digits, '.', '_' and '-', up to 63 characters (got "${name}")`);
+        return name;
+      })(),
+      quorum: ((): Quorum => {
+        const raw = read('STEERING_QUORUM') ?? 'majority';
+        if (raw === 'majority') return 'majority';
+        const percent = Number(raw.replace(/%$/, ''));
+        if (!Number.isInteger(percent) || percent < 1 || percent > 100) {
+          problems.push(`STEERING_QUORUM must be majority (more than half) or a percentage from 1 to 100 (got "${raw}")`);
+          return 'majority';
+        }
+        return percent;
+      })(),
+      canaries: list(read('STEERING_VANTAGE_CANARIES') ?? '').flatMap((item) => {
+        // each with its port: a canary is a TCP connection, to 192.0.2.1:443 or [2001:db8::1]:443
+        const parsed = /^(\[[^\]]+\]|[^:[\]]+):\d+$/.test(item) ? parseServerAddress(item) : undefined;
+        if (!parsed) problems.push(`STEERING_VANTAGE_CANARIES must list IP addresses with their TCP port, such as 192.0.2.1:443 (got "${item}")`);
+        return parsed ? [{ address: parsed.host, port: parsed.port }] : [];
+      }),
+      panic: {
+        enabled: oneOf('STEERING_PANIC', ['on', 'off'] as const, 'on') === 'on',
+        minChecks: integer('STEERING_PANIC_MIN_CHECKS', 10, 1, 1_000_000),
+      },
       checkInterval: integer('STEERING_CHECK_INTERVAL', 10, 1, 300),
       checkTimeoutMs: integer('STEERING_CHECK_TIMEOUT_MS', 2000, 100, 299_000),
       fall: integer('STEERING_FALL', 3, 1, 100),

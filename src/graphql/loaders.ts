@@ -14,6 +14,7 @@ import type {
 import type { PropagationStatus } from '../services/transfers/propagation-status.service';
 import type { ZoneHealth } from '../services/operations/health.service';
 import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
+import type { VoteRow } from '../repositories/steering';
 import type { Services } from '../services';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -94,7 +95,7 @@ export interface ListedZoneFields {
 }
 
 /** the services the loaders read through */
-export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases'>;
+export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering'>;
 
 /**
  * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
@@ -188,6 +189,11 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
     /** Domain.strictChecks and Domain.requiredApprovals over the zones of one level: one statement */
     changePolicyOfZones: new DataLoader<{ id: number }, ZoneChangePolicy>((zones) => services.protectedRrsets.changePolicyOf(ctx, zones), {
       cache: false,
+    }),
+    /** SteeringCheck.votes over the zones of one level: one statement */
+    steeringVotesOfZone: new DataLoader<number, VoteRow[]>(async (ids) => {
+      const byZone = await services.steering.votesOfZones(ctx, ids);
+      return ids.map((id) => byZone.get(id) ?? []);
     }),
     /** Record.derived over the records of one level: one statement */
     derivedById: new DataLoader<number, boolean>(async (ids) => {

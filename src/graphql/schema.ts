@@ -30,7 +30,7 @@ import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolver
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
-import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
+import { SteeredRrsetResolver, SteeringCheckResolver, SteeringResolver, SteeringVantagesResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import { installDirectFieldResolvers } from './fast-path';
@@ -68,6 +68,8 @@ export const RESOLVERS = [
   RecordPermissionsResolver,
   ZoneListingResolver,
   SteeringResolver,
+  SteeringCheckResolver,
+  SteeringVantagesResolver,
   ProtectedRrsetsResolver,
   SteeredRrsetResolver,
   ChangeRequestsResolver,

@@ -153,3 +153,33 @@ export function healthFindings(sql: Sql, scope: AttentionScope, first: number): 
      group by d.id, d.name, h.state`,
   );
 }
+
+/**
+ * Zones whose failover is not deciding as it seems (docs/steering.md, «Vantages and the quorum»): a check held
+ * up by the panic freeze though it fails, a check held because every vantage that probed it is isolated, and a
+ * check probed by an isolated vantage (its votes are not counted), each named with why.
+ */
+export function steeringHeld(sql: Sql, scope: AttentionScope, first: number): Promise<AttentionList> {
+  return listOf(
+    sql,
+    scope,
+    first,
+    (_p, visible) => `
+    select d.id as zone_id, d.name as zone, min(x.since) as since, string_agg(x.detail, '; ' order by x.detail) as detail
+      from (select c.domain_id, c.held_since as since,
+                   'check ' || c.name || case c.held
+                     when 'panic' then ' fails but is held up by the panic freeze (nothing is taken out)'
+                     else ' is held where it is: every vantage that probed it is isolated' end as detail
+              from steering_checks c where c.held is not null
+            union all
+            select c.domain_id, g.isolated_since,
+                   'vantage ' || g.name || ' is isolated (' || coalesce(g.isolated_reason, '') || '): its probes of ' || c.name || ' are not counted'
+              from steering_vantages g
+              join steering_votes v on v.vantage = g.name
+              join steering_checks c on c.id = v.check_id
+             where g.isolated and g.seen_at > now() - interval '1 day') x
+      join domains d on d.id = x.domain_id
+     where ${visible}
+     group by d.id, d.name`,
+  );
+}

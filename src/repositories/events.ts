@@ -41,6 +41,8 @@ export const EVENT_TYPES = [
   'health.changed',
   'steering.changed',
   'steering.panic',
+  // a steering vantage isolated (its probes not counted) or sound again (docs/steering.md): the operator's
+  'steering.vantage',
   // a view's overlay of a zone set or cleared (docs/views.md): the operator's
   'view.changed',
   'webhook.disabled',

@@ -7,6 +7,9 @@ import type { Sql } from '../db/pool';
 import type { StoredRow } from './zone-writes';
 import type { ProbeTarget } from '../outbound/probes';
 
+/** why a check's state is held (services/steering/decision.ts) */
+export type Held = 'panic' | 'no-sound-vantage';
+
 /** a check's damped status: `unknown` until fall or rise first decides it, served as up (see memberHealthy) */
 export type CheckStatus = 'unknown' | 'up' | 'down';
 export type AdminStatus = 'up' | 'down' | 'obey';
@@ -81,6 +84,12 @@ export interface CheckRow extends CheckDefinition, CheckState {
   checkedAt: Date | null;
   /** an external check: until when its last report holds (null: none yet, or a probed check) */
   leaseUntil: Date | null;
+  /**
+   * why its state is held where it is although its votes would move it (services/steering/decision.ts):
+   * `panic` (the panic freeze), `no-sound-vantage` (every vantage that probed it is isolated); null: not held
+   */
+  held: Held | null;
+  heldSince: Date | null;
 }
 
 export interface RrsetDefinition {
@@ -107,7 +116,7 @@ export interface RrsetRow extends RrsetDefinition {
 
 const CHECK_COLUMNS = `c.id, c.domain_id, d.name as zone, c.name, c.protocol, c.address, c.port, c.host, c.path, c.status_min,
   c.status_max, c.body_contains, c.verify_tls, c.interval_seconds, c.status, c.since, c.pinned, c.last_ok, c.last_error,
-  c.latency_ms, c.checked_at, c.passes, c.failures, c.stable_since, c.transitions, c.lease_until`;
+  c.latency_ms, c.checked_at, c.passes, c.failures, c.stable_since, c.transitions, c.lease_until, c.held, c.held_since`;
 
 const toCheck = (r: any): CheckRow => ({
   id: Number(r.id),
@@ -136,6 +145,8 @@ const toCheck = (r: any): CheckRow => ({
   stableSince: r.stable_since,
   transitions: r.transitions ?? [],
   leaseUntil: r.lease_until ?? null,
+  held: r.held ?? null,
+  heldSince: r.held_since ?? null,
 });
 
 const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served, s.lua_content`;
@@ -181,7 +192,26 @@ export async function insertCheck(sql: Sql, domainId: number, check: CheckDefini
              now() + make_interval(secs => case when $3 = 'external' then $13::int else 0 end)) returning id`,
     [domainId, ...checkParams(check), externalLease],
   );
-  return Number(row.id);
+  const id = Number(row.id);
+  await addVotes(sql, id);
+  return id;
+}
+
+/** how long a vantage not seen is still given a probed check's new vote row (its processes may be restarting) */
+const VANTAGE_KEPT = `interval '1 day'`;
+
+/**
+ * a probed check's vote rows, one for each vantage seen lately, due now: every vantage probes a new (or changed)
+ * check at once, not at its next registration
+ */
+async function addVotes(sql: Sql, checkId: number): Promise<void> {
+  await sql.affected(
+    `insert into steering_votes (check_id, vantage)
+     select c.id, g.name from steering_checks c, steering_vantages g
+      where c.id = $1 and c.protocol <> 'external' and g.seen_at > now() - ${VANTAGE_KEPT}
+     on conflict do nothing`,
+    [checkId],
+  );
 }
 
 /** a changed target starts again from unknown: what was learned of the old one says nothing of the new */
@@ -191,10 +221,17 @@ export async function updateCheck(sql: Sql, id: number, check: CheckDefinition, 
        status_max = $9, body_contains = $10, verify_tls = $11, interval_seconds = $12,
        next_check_at = now() + make_interval(secs => case when $3 = 'external' then $13::int else 0 end),
        status = 'unknown', since = now(), pinned = false, passes = 0, failures = 0, stable_since = null, transitions = '{}',
-       lease_until = null, last_ok = null, last_error = null, latency_ms = null, checked_at = null
+       lease_until = null, last_ok = null, last_error = null, latency_ms = null, checked_at = null, held = null, held_since = null
      where id = $1`,
     [id, ...checkParams(check), externalLease],
   );
+  // every vantage starts again from nothing learned, at once
+  await sql.affected(
+    `update steering_votes set passes = 0, failures = 0, last_ok = null, last_error = null, latency_ms = null, checked_at = null,
+       next_check_at = now() where check_id = $1`,
+    [id],
+  );
+  await addVotes(sql, id);
 }
 
 export async function deleteCheck(sql: Sql, id: number): Promise<void> {
@@ -220,7 +257,8 @@ export interface ClaimedCheck extends CheckRow {
 }
 
 /**
- * Claims up to `limit` checks due now or within `aheadMs`, and moves each one interval on (its own, or
+ * Claims up to `limit` external checks due now or within `aheadMs` (probed checks are claimed per vantage:
+ * claimDueVotes), and moves each one interval on (its own, or
  * `defaultInterval` seconds) in the same statement: the schedule is the lease. Another process skips the locked
  * rows and finds them not due. The schedule keeps its beat: the next probe is due one interval after this one was
  * due, not after it was claimed, so that the claim's own lateness does not add up probe after probe; a check found
@@ -229,10 +267,10 @@ export interface ClaimedCheck extends CheckRow {
  * the database's clock, so that the prober starts its probe on time whatever its own clock says. An external
  * check whose report's lease runs out sooner is due again when it does, so that its end is seen in time.
  */
-export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: number, aheadMs = 0): Promise<ClaimedCheck[]> {
+export async function claimDueExternalChecks(sql: Sql, limit: number, defaultInterval: number, aheadMs = 0): Promise<ClaimedCheck[]> {
   const rows = await sql.rows(
     `with due as (select id, next_check_at as due_at from steering_checks
-                   where next_check_at <= now() + make_interval(secs => $3::double precision / 1000)
+                   where protocol = 'external' and next_check_at <= now() + make_interval(secs => $3::double precision / 1000)
                    order by next_check_at limit $1 for update skip locked),
           claimed as (update steering_checks c
                          set next_check_at = case
@@ -260,6 +298,8 @@ export interface ProbeToSave {
   state: CheckState;
   probe: ProbeOutcome;
   at: Date;
+  /** why the state is held (null: it is not) */
+  held?: Held | null;
 }
 
 /**
@@ -268,8 +308,9 @@ export interface ProbeToSave {
  */
 export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void> {
   if (!probes.length) return;
-  const rows = probes.map(({ id, state, probe, at }) => ({
+  const rows = probes.map(({ id, state, probe, at, held }) => ({
     id,
+    held: held ?? null,
     status: state.status,
     since: state.since,
     pinned: state.pinned,
@@ -285,29 +326,282 @@ export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void>
   await sql.affected(
     `update steering_checks c set status = n.status, since = n.since, pinned = n.pinned, passes = n.passes, failures = n.failures,
        stable_since = n.stable_since, transitions = n.transitions, last_ok = n.last_ok, last_error = n.last_error,
-       latency_ms = n.latency_ms, checked_at = n.checked_at
+       latency_ms = n.latency_ms, checked_at = n.checked_at, held = n.held,
+       held_since = case when n.held is null then null when c.held is not distinct from n.held then c.held_since else n.checked_at end
      from jsonb_to_recordset($1::jsonb) as n(id bigint, status text, since timestamptz, pinned boolean, passes integer,
        failures integer, stable_since timestamptz, transitions timestamptz[], last_ok boolean, last_error text,
-       latency_ms integer, checked_at timestamptz)
+       latency_ms integer, checked_at timestamptz, held text)
      where c.id = n.id`,
     [JSON.stringify(rows)],
   );
 }
 
 /**
- * How many checks there are, and how many failed their last probe, that probe being recent: within two of the
- * check's intervals (its own, or `defaultInterval` seconds), so a check probed a moment late still counts (the
- * panic freeze's measure, over every zone: the prober's own network failing fails them all).
+ * Registers a vantage (a prober process says it is alive, STEERING_VANTAGE) and gives it a vote row for every
+ * probed check that has none yet, due now: a new vantage probes every check at once.
  */
-export async function failingChecks(sql: Sql, defaultInterval: number): Promise<{ failing: number; total: number }> {
-  const [row] = await sql.rows(
-    `select count(*)::int as total,
-            count(*) filter (where last_ok = false
-                               and checked_at > now() - 2 * make_interval(secs => coalesce(interval_seconds, $1)))::int as failing
-       from steering_checks where protocol <> 'external'`,
-    [defaultInterval],
+export async function registerVantage(sql: Sql, vantage: string): Promise<void> {
+  await sql.affected(
+    `insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now()`,
+    [vantage],
   );
-  return { failing: row.failing, total: row.total };
+  await sql.affected(
+    `insert into steering_votes (check_id, vantage)
+     select c.id, $1 from steering_checks c
+      where c.protocol <> 'external' and not exists (select 1 from steering_votes v where v.check_id = c.id and v.vantage = $1)
+     on conflict do nothing`,
+    [vantage],
+  );
+}
+
+/** a probed check claimed by a vantage, with the vantage's own runs of passes and failures */
+export interface ClaimedVote extends ClaimedCheck {
+  vote: { passes: number; failures: number };
+}
+
+/**
+ * Claims up to `limit` probed checks due for `vantage` now or within `aheadMs`, each vantage on its own schedule
+ * (its vote rows), as claimDueExternalChecks claims: FOR UPDATE SKIP LOCKED, the schedule is the lease and keeps
+ * its beat, so that every vantage probes every check once per interval however many of its processes run.
+ */
+export async function claimDueVotes(
+  sql: Sql,
+  vantage: string,
+  limit: number,
+  defaultInterval: number,
+  aheadMs = 0,
+): Promise<ClaimedVote[]> {
+  const rows = await sql.rows(
+    `with due as (select check_id, next_check_at as due_at from steering_votes
+                   where vantage = $4 and next_check_at <= now() + make_interval(secs => $3::double precision / 1000)
+                   order by next_check_at limit $1 for update skip locked),
+          claimed as (update steering_votes v
+                         set next_check_at = greatest(due.due_at + make_interval(secs => coalesce(c.interval_seconds, $2)),
+                                                      now() + make_interval(secs => coalesce(c.interval_seconds, $2)) / 2)
+                        from due, steering_checks c
+                       where v.vantage = $4 and v.check_id = due.check_id and c.id = due.check_id and c.protocol <> 'external'
+                   returning v.check_id, v.passes as vote_passes, v.failures as vote_failures, due.due_at)
+     select ${CHECK_COLUMNS}, k.vote_passes, k.vote_failures, greatest(0, extract(epoch from k.due_at - now()) * 1000)::int as due_in_ms
+       from claimed k join steering_checks c on c.id = k.check_id join domains d on d.id = c.domain_id`,
+    [limit, defaultInterval, aheadMs, vantage],
+  );
+  return rows.map((r) => ({
+    ...toCheck(r),
+    dueInMs: Number(r.due_in_ms),
+    vote: { passes: Number(r.vote_passes), failures: Number(r.vote_failures) },
+  }));
+}
+
+/** one vantage's probe of a check and its runs after it, to be stored */
+export interface VoteToSave {
+  checkId: number;
+  passes: number;
+  failures: number;
+  probe: ProbeOutcome;
+  at: Date;
+}
+
+export async function saveVotes(sql: Sql, vantage: string, votes: VoteToSave[]): Promise<void> {
+  if (!votes.length) return;
+  const rows = votes.map((v) => ({
+    check_id: v.checkId,
+    passes: v.passes,
+    failures: v.failures,
+    last_ok: v.probe.ok,
+    last_error: v.probe.error,
+    latency_ms: v.probe.latencyMs,
+    checked_at: v.at,
+  }));
+  await sql.affected(
+    `update steering_votes v set passes = n.passes, failures = n.failures, last_ok = n.last_ok, last_error = n.last_error,
+       latency_ms = n.latency_ms, checked_at = n.checked_at
+     from jsonb_to_recordset($2::jsonb) as n(check_id bigint, passes integer, failures integer, last_ok boolean, last_error text,
+       latency_ms integer, checked_at timestamptz)
+     where v.vantage = $1 and v.check_id = n.check_id`,
+    [vantage, JSON.stringify(rows)],
+  );
+}
+
+/** the checks, locked for their decision (in id order: two vantages deciding the same checks never deadlock) */
+export async function lockChecks(sql: Sql, ids: number[]): Promise<CheckRow[]> {
+  const rows = await sql.rows(
+    `select ${CHECK_COLUMNS} from steering_checks c join domains d on d.id = c.domain_id
+      where c.id = any($1::bigint[]) order by c.id for update of c`,
+    [ids],
+  );
+  return rows.map(toCheck);
+}
+
+/** a vantage's recent vote on a check: its last probe within two of the check's intervals */
+export interface RecentVote {
+  checkId: number;
+  vantage: string;
+  isolated: boolean;
+  /** the vantage's own probes are in a panic freeze */
+  panic: boolean;
+  lastOk: boolean;
+  passes: number;
+  failures: number;
+  lastError: string | null;
+  checkedAt: Date;
+}
+
+/** the recent votes on the checks, every vantage's, with whether the vantage is isolated */
+export async function recentVotes(sql: Sql, checkIds: number[], defaultInterval: number): Promise<RecentVote[]> {
+  const rows = await sql.rows(
+    `select v.check_id, v.vantage, g.isolated, g.panic, v.last_ok, v.passes, v.failures, v.last_error, v.checked_at
+       from steering_votes v join steering_checks c on c.id = v.check_id join steering_vantages g on g.name = v.vantage
+      where v.check_id = any($1::bigint[]) and v.last_ok is not null
+        and v.checked_at > now() - 2 * make_interval(secs => coalesce(c.interval_seconds, $2))
+      order by v.check_id, v.vantage`,
+    [checkIds, defaultInterval],
+  );
+  return rows.map((r) => ({
+    checkId: Number(r.check_id),
+    vantage: r.vantage,
+    isolated: r.isolated,
+    panic: r.panic,
+    lastOk: r.last_ok,
+    passes: r.passes,
+    failures: r.failures,
+    lastError: r.last_error,
+    checkedAt: r.checked_at,
+  }));
+}
+
+/**
+ * The panic freeze's measure for one vantage: how many probed checks it has, how many failed its last probe of
+ * them (recent: within two of the check's intervals, so a probe a moment late still counts), and across how many
+ * networks of their targets (/24, /48): the prober's own network failing fails them all, everywhere.
+ */
+export async function panicMeasure(
+  sql: Sql,
+  vantage: string,
+  defaultInterval: number,
+): Promise<{ failing: number; total: number; failingNetworks: number }> {
+  const [row] = await sql.rows(
+    `select count(*)::int as total, count(*) filter (where f.failing)::int as failing,
+            count(distinct f.network) filter (where f.failing)::int as failing_networks
+       from (select v.last_ok = false and v.checked_at > now() - 2 * make_interval(secs => coalesce(c.interval_seconds, $2)) as failing,
+                    network(set_masklen(c.address::inet, case when family(c.address::inet) = 4 then 24 else 48 end)) as network
+               from steering_votes v join steering_checks c on c.id = v.check_id
+              where v.vantage = $1 and c.protocol <> 'external') f`,
+    [vantage, defaultInterval],
+  );
+  return { failing: row.failing, total: row.total, failingNetworks: row.failing_networks };
+}
+
+/**
+ * How a vantage's last probes agree with the other sound vantages': of the checks both it and some other sound
+ * vantage probed lately, how many it saw fail while most of the others saw them pass (the isolation rule's
+ * measure, services/steering/decision.ts)
+ */
+export async function vantageAgreement(
+  sql: Sql,
+  vantage: string,
+  defaultInterval: number,
+): Promise<{ compared: number; contradicted: number }> {
+  const [row] = await sql.rows(
+    `with recent as (select v.check_id, v.vantage, v.last_ok from steering_votes v
+                       join steering_checks c on c.id = v.check_id join steering_vantages g on g.name = v.vantage
+                      where c.protocol <> 'external' and v.last_ok is not null
+                        and v.checked_at > now() - 2 * make_interval(secs => coalesce(c.interval_seconds, $2))
+                        and (v.vantage = $1 or not g.isolated)),
+          others as (select check_id, avg(case when last_ok then 1 else 0 end) as passing from recent where vantage <> $1 group by check_id)
+     select count(*)::int as compared, count(*) filter (where not m.last_ok and o.passing > 0.5)::int as contradicted
+       from recent m join others o on o.check_id = m.check_id where m.vantage = $1`,
+    [vantage, defaultInterval],
+  );
+  return { compared: row.compared, contradicted: row.contradicted };
+}
+
+/** sets whether a vantage is isolated, and why; answers whether that changed */
+export async function setVantageIsolation(sql: Sql, vantage: string, reason: string | null): Promise<boolean> {
+  const changed = await sql.affected(
+    `update steering_vantages set isolated = $2 is not null, isolated_reason = $2,
+       isolated_since = case when $2 is null then null else coalesce(isolated_since, now()) end
+     where name = $1 and (isolated <> ($2 is not null) or isolated_reason is distinct from $2)`,
+    [vantage, reason],
+  );
+  return changed > 0;
+}
+
+/** sets whether a vantage's own probes are in a panic freeze; answers whether that changed */
+export async function setVantagePanic(sql: Sql, vantage: string, panic: boolean): Promise<boolean> {
+  const changed = await sql.affected(`update steering_vantages set panic = $2 where name = $1 and panic <> $2`, [vantage, panic]);
+  return changed > 0;
+}
+
+export interface VantageRow {
+  name: string;
+  seenAt: Date;
+  isolated: boolean;
+  isolatedReason: string | null;
+  isolatedSince: Date | null;
+  panic: boolean;
+}
+
+/** every vantage seen lately (the kept day), the live ones first */
+export async function vantages(sql: Sql): Promise<VantageRow[]> {
+  const rows = await sql.rows(
+    `select name, seen_at, isolated, isolated_reason, isolated_since, panic from steering_vantages
+      where seen_at > now() - ${VANTAGE_KEPT} order by seen_at desc, name`,
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    seenAt: r.seen_at,
+    isolated: r.isolated,
+    isolatedReason: r.isolated_reason,
+    isolatedSince: r.isolated_since,
+    panic: r.panic,
+  }));
+}
+
+/** a vantage's vote on a check as the API shows it: its last probe and runs, whether it is recent and counted */
+export interface VoteRow {
+  domainId: number;
+  checkId: number;
+  vantage: string;
+  isolated: boolean;
+  /** its last probe is within two of the check's intervals (older votes count for nothing) */
+  recent: boolean;
+  lastOk: boolean | null;
+  lastError: string | null;
+  latencyMs: number | null;
+  checkedAt: Date | null;
+  passes: number;
+  failures: number;
+}
+
+/** every vantage's vote on each of the zones' probed checks (the vantages seen within the kept day) */
+export async function votesOfZones(sql: Sql, domainIds: number[], defaultInterval: number): Promise<VoteRow[]> {
+  const rows = await sql.rows(
+    `select c.domain_id, v.check_id, v.vantage, g.isolated, v.last_ok, v.last_error, v.latency_ms, v.checked_at, v.passes, v.failures,
+            coalesce(v.checked_at > now() - 2 * make_interval(secs => coalesce(c.interval_seconds, $2)), false) as recent
+       from steering_votes v join steering_checks c on c.id = v.check_id join steering_vantages g on g.name = v.vantage
+      where c.domain_id = any($1::bigint[]) and g.seen_at > now() - ${VANTAGE_KEPT}
+      order by v.check_id, v.vantage`,
+    [domainIds, defaultInterval],
+  );
+  return rows.map((r) => ({
+    domainId: Number(r.domain_id),
+    checkId: Number(r.check_id),
+    vantage: r.vantage,
+    isolated: r.isolated,
+    recent: r.recent,
+    lastOk: r.last_ok,
+    lastError: r.last_error,
+    latencyMs: r.latency_ms,
+    checkedAt: r.checked_at,
+    passes: r.passes,
+    failures: r.failures,
+  }));
+}
+
+/** the checks held where they are (panic freeze, no sound vantage), of every zone: the metric's count */
+export async function heldChecks(sql: Sql): Promise<{ held: Held; count: number }[]> {
+  const rows = await sql.rows(`select held, count(*)::int as count from steering_checks where held is not null group by held`);
+  return rows.map((r) => ({ held: r.held, count: r.count }));
 }
 
 /**

@@ -19,9 +19,9 @@ const HEALTH = 'zone checkedAt state findings { code severity server message sin
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 const STEERING_CHECK =
-  'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
+  'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
 const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
-  pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
+  pools { minHealthy members { value checkId admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
 const CHANGED = 'owner type rdata ttl';
 const CHANGE_REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt closedAt
   conflicts { owner type } reason
@@ -117,6 +117,7 @@ export const OPERATIONS = {
   checkHealth: `mutation CheckHealth($zone: String!) { checkHealth(zone: $zone) { ${HEALTH} } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
+  steeringVantages: `query SteeringVantages { steeringVantages { name seenAt isolated isolatedReason isolatedSince panic } }`,
   steering: `query Steering($name: String) {
     domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } } }`,
   createSteeredRrset: `mutation CreateSteeredRrset($zone: String!, $input: SteeredRrsetInput!) {

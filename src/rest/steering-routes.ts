@@ -19,7 +19,9 @@ interface GqlCheck {
   path: string;
   intervalSeconds: number | null;
   status: string;
+  condition: string;
   since: string;
+  heldSince: string | null;
   pinned: boolean;
   lastOk: boolean | null;
   lastError: string | null;
@@ -46,11 +48,13 @@ interface GqlRrset {
       admin: string;
       weight: number;
       healthy: boolean;
+      condition: string;
       check: {
         id: string;
         name: string;
         status: string;
         since: string;
+        heldSince: string | null;
         lastError: string | null;
         latencyMs: number | null;
         leaseUntil: string | null;
@@ -59,6 +63,9 @@ interface GqlRrset {
   }[];
 }
 
+/** GraphQL's SteeringCondition as REST writes its words: FROZEN → frozen, NO_SOUND_VANTAGE → no-sound-vantage */
+const conditionWord = (condition: string) => condition.toLowerCase().replace(/_/g, '-');
+
 const presentCheck = (c: GqlCheck) => ({
   id: Number(c.id),
   name: c.name,
@@ -66,7 +73,9 @@ const presentCheck = (c: GqlCheck) => ({
   ...(c.protocol === 'external' ? {} : { address: c.address, port: c.port, host: c.host, path: c.path }),
   interval_seconds: c.intervalSeconds,
   status: c.status,
+  condition: conditionWord(c.condition),
   since: c.since,
+  held_since: c.heldSince,
   pinned: c.pinned,
   last_ok: c.lastOk,
   last_error: c.lastError,
@@ -93,8 +102,10 @@ const presentRrset = (r: GqlRrset) => ({
       admin: m.admin,
       weight: m.weight,
       healthy: m.healthy,
+      condition: conditionWord(m.condition),
       status: m.check?.status ?? null,
       since: m.check?.since ?? null,
+      held_since: m.check?.heldSince ?? null,
       last_error: m.check?.lastError ?? null,
       latency_ms: m.check?.latencyMs ?? null,
       lease_until: m.check?.leaseUntil ?? null,
@@ -103,6 +114,7 @@ const presentRrset = (r: GqlRrset) => ({
 });
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
+const CONDITIONS = ['unknown', 'up', 'down', 'flapping', 'frozen', 'no-sound-vantage', 'paused', 'forced-up'];
 /** the OpenAPI schemas of the answers (components of the document) */
 export const STEERING_SCHEMAS = {
   SteeringCheck: {
@@ -118,7 +130,13 @@ export const STEERING_SCHEMAS = {
       path: { type: 'string' },
       interval_seconds: nullable('integer'),
       status: { enum: ['unknown', 'up', 'down'] },
+      condition: {
+        enum: CONDITIONS,
+        description:
+          'what it is, never up while held: frozen (failing, held up by the panic freeze), no-sound-vantage (every vantage probing it is isolated), flapping (held down)',
+      },
       since: { type: 'string' },
+      held_since: { ...nullable('string'), description: 'since when its state is held (frozen, no-sound-vantage)' },
       pinned: { type: 'boolean' },
       last_ok: nullable('boolean'),
       last_error: nullable('string'),
@@ -156,9 +174,17 @@ export const STEERING_SCHEMAS = {
                   check: { ...nullable('string'), description: 'the name of the check it follows' },
                   admin: { enum: ['up', 'down', 'obey'] },
                   weight: { type: 'integer' },
-                  healthy: { type: 'boolean', description: 'served when its pool is' },
+                  healthy: {
+                    type: 'boolean',
+                    description: 'its admin status and its check say it is healthy; never while its check is held (see condition)',
+                  },
+                  condition: {
+                    enum: CONDITIONS,
+                    description: 'its admin status (paused, forced-up), then its check’s condition',
+                  },
                   status: { ...nullable('string'), description: 'its check’s status: unknown, up or down' },
                   since: nullable('string'),
+                  held_since: nullable('string'),
                   last_error: nullable('string'),
                   latency_ms: nullable('integer'),
                   lease_until: nullable('string'),
@@ -172,6 +198,19 @@ export const STEERING_SCHEMAS = {
       },
     },
     required: ['id', 'zone', 'owner', 'type', 'ttl', 'max_answers', 'backup', 'all_down', 'served', 'pools'],
+  },
+  SteeringVantage: {
+    type: 'object',
+    description: 'A place the checks are probed from (a prober’s STEERING_VANTAGE): isolated while its votes are not counted',
+    properties: {
+      name: { type: 'string' },
+      seen_at: { type: 'string' },
+      isolated: { type: 'boolean' },
+      isolated_reason: nullable('string'),
+      isolated_since: nullable('string'),
+      panic: { type: 'boolean', description: 'its own probes are in a panic freeze' },
+    },
+    required: ['name', 'seen_at', 'isolated', 'isolated_reason', 'isolated_since', 'panic'],
   },
   Steering: {
     type: 'object',
@@ -275,6 +314,40 @@ function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
 }
 
 export const STEERING_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/steering/vantages',
+    operationId: 'getSteeringVantages',
+    tag: 'steering',
+    uncached: true,
+    status: 200,
+    summary: 'The vantages the checks are probed from, seen within the last day, each with whether it is isolated and why',
+    response: { type: 'object', properties: { vantages: { type: 'array', items: ref('SteeringVantage') } }, required: ['vantages'] },
+    async handle(_inputs, runner) {
+      const data = await runner.run<{
+        steeringVantages: {
+          name: string;
+          seenAt: string;
+          isolated: boolean;
+          isolatedReason: string | null;
+          isolatedSince: string | null;
+          panic: boolean;
+        }[];
+      }>('steeringVantages', {});
+      return {
+        body: {
+          vantages: data.steeringVantages.map((v) => ({
+            name: v.name,
+            seen_at: v.seenAt,
+            isolated: v.isolated,
+            isolated_reason: v.isolatedReason,
+            isolated_since: v.isolatedSince,
+            panic: v.panic,
+          })),
+        },
+      };
+    },
+  },
   {
     method: 'get',
     path: '/domain/steering/:zone',

@@ -1,1 +1,1 @@
-export { startWorker, PropagationWorker } from './worker';
+export { startProber, startWorker, PropagationWorker } from './worker';

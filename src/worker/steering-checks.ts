@@ -1,34 +1,51 @@
 /**
- * Steering's prober (docs/steering.md), kept by two duties of every worker process (duties/steering.ts): its
- * claims, every STEERING_TICK_MS, and its reconciliation. Each tick claims the checks due before the next tick in
- * PostgreSQL (FOR UPDATE SKIP LOCKED, the claim moving each check one interval on: the schedule is the lease), so
- * each check is probed once per interval however many processes run; probes each one when it is due (so a probe is
- * not up to a tick late; outbound/probes.ts, under the outbound rule); moves each check's state (services/steering/decision.ts: fall/rise, flap damping, the panic
- * freeze) and stores it; and hands the zones whose checks changed status to the publisher, which waits
+ * Steering's prober (docs/steering.md), kept by two duties of every worker (or prober) process
+ * (duties/steering.ts): its claims, every STEERING_TICK_MS, and its reconciliation. A prober probes from its
+ * vantage (STEERING_VANTAGE): each tick claims the checks due for its vantage before the next tick in PostgreSQL
+ * (FOR UPDATE SKIP LOCKED, the claim moving the vantage's vote row one interval on: the schedule is the lease), so
+ * each check is probed once per interval from each vantage however many processes run; probes each one when it is
+ * due (so a probe is not up to a tick late; outbound/probes.ts, under the outbound rule); stores its vote and
+ * decides each check from every sound vantage's votes (services/steering/decision.ts: the quorum, fall/rise,
+ * flap damping, the panic freeze); and hands the zones whose checks changed status to the publisher, which waits
  * PUBLISH_COALESCE_MS so that the changes of one zone in that time go out as one serial. Through a database
  * failover it needs no restart: its ticks fail while no primary is writable, and a zone whose publication met the
  * outage is published again at the first tick once the database is back.
  */
 import type { Settings } from '../config/settings';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { databaseReachable, noteDatabaseFailure } from '../db/availability';
 import {
-  claimDueChecks,
-  CheckRow,
+  claimDueExternalChecks,
+  claimDueVotes,
   ClaimedCheck,
-  failingChecks,
+  ClaimedVote,
   isProbed,
+  lockChecks,
+  panicMeasure,
   ProbeToSave,
+  recentVotes,
+  registerVantage,
   saveProbes,
+  saveVotes,
+  setVantagePanic,
+  setVantageIsolation,
   steeredZones,
+  vantageAgreement,
 } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
-import { externalThresholds, externalObservation, nextCheckState, panicking } from '../services/steering/decision';
+import {
+  externalObservation,
+  externalThresholds,
+  isolationReason,
+  nextCheckState,
+  nextCheckStateByVotes,
+  panicking,
+} from '../services/steering/decision';
 import { publishSteeredZone } from '../services/steering/materialise';
-import { steeringPanic, steeringProbes } from '../metrics';
+import { steeringPanic, steeringProbes, steeringVantageIsolated } from '../metrics';
 
 /** how often due checks are looked for (a check's interval is 1 s at the shortest) */
 export const STEERING_TICK_MS = 200;
@@ -41,6 +58,11 @@ export const PUBLISH_COALESCE_MS = 250;
  * published it leaves the zone to this (and to the start of the next prober)
  */
 export const STEERING_RECONCILE_MS = 60_000;
+/**
+ * how often a prober says its vantage is alive (new checks get its vote rows then, too) and weighs whether its
+ * vantage is isolated: within two of the shortest intervals an isolated vantage is seen as such
+ */
+export const VANTAGE_HEARTBEAT_MS = 1_000;
 
 export class SteeringProber {
   private stopped = false;
@@ -48,8 +70,12 @@ export class SteeringProber {
   /** the zones waiting for their publication, with their timers */
   private readonly waiting = new Map<number, NodeJS.Timeout>();
   private readonly publishing = new Set<Promise<unknown>>();
-  /** this process's prober last found more than half of all checks failing */
-  private panic = false;
+  /** this process's vantage was last found isolated, and why */
+  private isolated: string | null = null;
+  private lastHeartbeat = 0;
+  /** the canaries' last round (STEERING_VANTAGE_CANARIES): how many failed, of how many; and when it began */
+  private canaries: { failed: number; tried: number } | null = null;
+  private canariesAt = 0;
   /**
    * the zones whose publication met a database outage (a failover longer than DATABASE_FAILOVER_WAIT_MS): their
    * checks' new states are stored, so they are published again at the first tick once the database is back, not
@@ -65,101 +91,188 @@ export class SteeringProber {
     private readonly engine: WriteEngine,
   ) {}
 
+  private get vantage(): string {
+    return this.settings.steering.vantage;
+  }
+
   /** decides every steered zone again (publishing only those whose served records differ) */
   async reconcile(): Promise<void> {
     for (const domainId of await steeredZones(this.db)) this.zoneChanged(domainId);
   }
 
   /**
-   * one tick: claims the due checks this process has room for and sets their probes going; answers how many it
+   * one tick: says the vantage is alive (each VANTAGE_HEARTBEAT_MS), claims the due checks this process has room
+   * for, this vantage's probed ones and the external ones, and sets their probes going; answers how many it
    * claimed (the runner runs one tick at a time and tells a failure to claim)
    */
   async run(): Promise<number> {
     if (this.stopped) return 0;
     this.publishAgain();
+    if (Date.now() - this.lastHeartbeat >= VANTAGE_HEARTBEAT_MS) await this.heartbeat();
     if (this.inFlight >= MAX_IN_FLIGHT) return 0;
+    const { checkInterval } = this.settings.steering;
     // the checks due before the next tick too: each probe starts when it is due, not up to a tick later
-    const claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval, STEERING_TICK_MS);
-    if (!claimed.length) return 0;
-    this.inFlight += claimed.length;
-    const batch = this.probeBatch(claimed).finally(() => {
-      this.inFlight -= claimed.length;
-      this.publishing.delete(batch);
-    });
+    const votes = await claimDueVotes(this.db, this.vantage, MAX_IN_FLIGHT - this.inFlight, checkInterval, STEERING_TICK_MS);
+    const external = await claimDueExternalChecks(this.db, MAX_IN_FLIGHT - this.inFlight - votes.length, checkInterval, STEERING_TICK_MS);
+    const claimed = votes.length + external.length;
+    if (!claimed) return 0;
+    this.inFlight += claimed;
+    const batch = Promise.all([votes.length ? this.probeBatch(votes) : undefined, external.length ? this.observeExternal(external) : undefined])
+      .then(() => undefined)
+      .finally(() => {
+        this.inFlight -= claimed;
+        this.publishing.delete(batch);
+      });
     this.publishing.add(batch);
-    return claimed.length;
+    return claimed;
   }
 
   /**
-   * probes a batch, each check when it is due, then stores each check's next state; the zones whose checks changed
-   * status are published. An external check is not probed: its last report is observed again, a failure once its
-   * lease has run out; the panic freeze neither counts nor holds it (its reporter's network is not the prober's).
+   * The vantage says it is alive (and takes a vote row for every new check), probes its canaries each interval,
+   * and weighs whether it is isolated: it fails what the other sound vantages pass, or its canaries fail
+   * (services/steering/decision.ts, isolationReason). Told once when it begins and once when it ends (log,
+   * metric, a `steering.vantage` event).
    */
-  private async probeBatch(checks: ClaimedCheck[]): Promise<void> {
-    const { checkTimeoutMs, allowNetworks } = this.settings.steering;
+  private async heartbeat(): Promise<void> {
+    this.lastHeartbeat = Date.now();
+    const { canaries, checkInterval, checkTimeoutMs } = this.settings.steering;
+    await registerVantage(this.db, this.vantage);
+    if (canaries.length && Date.now() - this.canariesAt >= checkInterval * 1000) {
+      this.canariesAt = Date.now();
+      void Promise.all(
+        canaries.map((c) => probe(canaryTarget(c), { timeoutMs: Math.min(checkTimeoutMs, checkInterval * 800), allow: [c.address] })),
+      ).then((results) => {
+        this.canaries = { failed: results.filter((r) => !r.ok).length, tried: results.length };
+      });
+    }
+    const reason = isolationReason(await vantageAgreement(this.db, this.vantage, checkInterval), this.canaries);
+    if (reason === this.isolated) return;
+    await this.db.transaction(async (tx) => {
+      if (!(await setVantageIsolation(tx, this.vantage, reason))) return;
+      await appendEvent(tx, { type: 'steering.vantage', data: { vantage: this.vantage, isolated: reason !== null, reason } });
+    });
+    this.isolated = reason;
+    steeringVantageIsolated.set({ vantage: this.vantage }, reason === null ? 0 : 1);
+    if (reason !== null)
+      this.log.warn(`steering: vantage ${this.vantage} is isolated: ${reason}; its probes are not counted until it agrees again`);
+    else this.log.info(`steering: vantage ${this.vantage} is sound again; its probes count`);
+  }
+
+  /**
+   * probes this vantage's batch, each check when it is due, then, in one transaction, stores the vantage's votes
+   * and decides each check from every sound vantage's recent votes (services/steering/decision.ts: the quorum,
+   * fall/rise per vantage, flap damping, the panic freeze when one vantage decides alone); the zones whose checks
+   * changed status are published
+   */
+  private async probeBatch(checks: ClaimedVote[]): Promise<void> {
+    const { checkTimeoutMs, allowNetworks, checkInterval } = this.settings.steering;
     const results = await Promise.all(
       checks.map(async (check) => {
-        if (!isProbed(check)) return externalObservation(check, new Date());
         if (check.dueInMs > 0) await new Promise((resolve) => setTimeout(resolve, check.dueInMs));
+        // claimDueVotes claims probed checks only
+        if (!isProbed(check)) return externalObservation(check, new Date());
         return probe(check, { timeoutMs: Math.min(checkTimeoutMs, intervalOf(check, this.settings) * 800), allow: allowNetworks });
       }),
     );
-    for (const [i, result] of results.entries()) if (isProbed(checks[i])) steeringProbes.inc({ outcome: result.ok ? 'passed' : 'failed' });
+    for (const result of results) steeringProbes.inc({ outcome: result.ok ? 'passed' : 'failed' });
+    const now = new Date();
+    const byId = new Map(checks.map((check, i) => [check.id, { check, result: results[i] }]));
     try {
-      const probed = checks.flatMap((check, i) => (isProbed(check) ? [{ check, result: results[i] }] : []));
-      const frozen = probed.length
-        ? await this.panicFreeze(
-            probed.map((p) => p.check),
-            probed.map((p) => p.result),
-          )
-        : false;
-      const now = new Date();
-      const changed = new Set<number>();
-      const saved: ProbeToSave[] = [];
-      for (const [i, check] of checks.entries()) {
-        const next = isProbed(check)
-          ? nextCheckState(check, results[i].ok, now, this.settings.steering, frozen)
-          : nextCheckState(check, results[i].ok, now, externalThresholds(this.settings.steering.holdSeconds));
-        saved.push({ id: check.id, state: next, probe: results[i], at: now });
-        if (next.status !== check.status) {
-          changed.add(check.domainId);
-          this.log.info(
-            `steering: check ${check.name} of ${check.zone} (${isProbed(check) ? `${check.protocol} ${check.address}:${check.port}` : 'external'}) is ${next.status}${next.pinned ? ' (flapping: held down until stable)' : ''}${results[i].error ? `: ${results[i].error}` : ''}`,
-          );
+      const outcome = await this.db.transaction(async (tx) => {
+        await saveVotes(
+          tx,
+          this.vantage,
+          checks.map((check, i) => ({
+            checkId: check.id,
+            passes: results[i].ok ? check.vote.passes + 1 : 0,
+            failures: results[i].ok ? 0 : check.vote.failures + 1,
+            probe: results[i],
+            at: now,
+          })),
+        );
+        const began = await this.panicFreeze(tx);
+        const ids = checks.map((c) => c.id);
+        const locked = await lockChecks(tx, ids);
+        const votes = await recentVotes(tx, ids, checkInterval);
+        const saved: ProbeToSave[] = [];
+        const changed: { check: ClaimedCheck; status: string; pinned: boolean; result: ProbeResult }[] = [];
+        for (const check of locked) {
+          const probed = byId.get(check.id);
+          if (!probed) continue;
+          const own = votes.filter((v) => v.checkId === check.id);
+          const sound = own.filter((v) => !v.isolated);
+          // the panic freeze holds where one vantage decides alone (with more, the quorum and isolation decide)
+          const frozen = sound.length === 1 && sound[0].panic;
+          const decision = nextCheckStateByVotes(check, sound, own.length - sound.length, now, this.settings.steering, frozen);
+          saved.push({ id: check.id, state: decision.state, probe: probed.result, at: now, held: decision.held });
+          if (decision.state.status !== check.status)
+            changed.push({ check: probed.check, status: decision.state.status, pinned: decision.state.pinned, result: probed.result });
         }
+        await saveProbes(tx, saved);
+        return { changed, began };
+      });
+      if (outcome.began) this.tellPanic(outcome.began);
+      const changes = outcome.changed;
+      for (const { check, status, pinned, result } of changes) {
+        this.log.info(
+          `steering: check ${check.name} of ${check.zone} (${check.protocol} ${check.address}:${check.port}) is ${status}${pinned ? ' (flapping: held down until stable)' : ''}${result.error ? `: ${result.error}` : ''}`,
+        );
       }
-      await saveProbes(this.db, saved);
-      for (const domainId of changed) this.zoneChanged(domainId);
+      for (const domainId of new Set(changes.map((c) => c.check.domainId))) this.zoneChanged(domainId);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: storing probe results failed');
     }
   }
 
   /**
-   * The panic freeze: more than half of all checks failing their last probe (stored, within two of their
-   * intervals; this batch's in place of theirs). Told once when it begins and once when it ends (log, metric, event).
+   * An external check is not probed: its last report is observed again, a failure once its lease has run out;
+   * neither the quorum nor the panic freeze holds it (its reporter has decided, from its own network).
    */
-  private async panicFreeze(checks: CheckRow[], results: ProbeResult[]): Promise<boolean> {
-    const stored = await failingChecks(this.db, this.settings.steering.checkInterval);
-    const recent = (check: CheckRow) =>
-      check.checkedAt !== null && Date.now() - check.checkedAt.getTime() < 2 * intervalOf(check, this.settings) * 1000;
-    const before = checks.filter((c) => c.lastOk === false && recent(c)).length;
-    const failing = stored.failing - before + results.filter((r) => !r.ok).length;
-    const frozen = panicking(failing, stored.total);
-    if (frozen !== this.panic) {
-      this.panic = frozen;
-      steeringPanic.set(frozen ? 1 : 0);
-      if (frozen) {
-        this.log.warn(
-          `steering: panic freeze: ${failing} of ${stored.total} checks fail; nothing is taken out (the prober's own network is the likelier fault)`,
-        );
-        await appendEvent(this.db, { type: 'steering.panic', data: { failing, total: stored.total, frozen: true } });
-      } else {
-        this.log.info(`steering: the panic freeze ended (${failing} of ${stored.total} checks fail)`);
-        await appendEvent(this.db, { type: 'steering.panic', data: { failing, total: stored.total, frozen: false } });
-      }
+  private async observeExternal(checks: ClaimedCheck[]): Promise<void> {
+    const now = new Date();
+    const saved: ProbeToSave[] = [];
+    const changed = new Set<number>();
+    for (const check of checks) {
+      const observed = externalObservation(check, now);
+      const next = nextCheckState(check, observed.ok, now, externalThresholds(this.settings.steering.holdSeconds));
+      saved.push({ id: check.id, state: next, probe: observed, at: now });
+      if (next.status === check.status) continue;
+      changed.add(check.domainId);
+      this.log.info(`steering: check ${check.name} of ${check.zone} (external) is ${next.status}${observed.error ? `: ${observed.error}` : ''}`);
     }
-    return frozen;
+    try {
+      await saveProbes(this.db, saved);
+      for (const domainId of changed) this.zoneChanged(domainId);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: storing external observations failed');
+    }
+  }
+
+  /**
+   * The panic freeze (services/steering/decision.ts, panicking): weighed on this vantage's own probes, it holds a
+   * check only where one sound vantage votes on it (with more, the quorum and isolation take its place). This
+   * vantage's own panic is stored on its row, so that whichever process decides a check sees it; a change is an
+   * event in the same transaction, and told (log, metric) once it has committed.
+   */
+  private async panicFreeze(tx: Sql): Promise<PanicChange | null> {
+    const measure = await panicMeasure(tx, this.vantage, this.settings.steering.checkInterval);
+    const panic = panicking(measure, this.settings.steering.panic);
+    let began: PanicChange | null = null;
+    if (await setVantagePanic(tx, this.vantage, panic)) {
+      began = { ...measure, panic };
+      await appendEvent(tx, { type: 'steering.panic', data: { ...measure, frozen: panic, vantage: this.vantage } });
+    }
+    return began;
+  }
+
+  private tellPanic(change: PanicChange): void {
+    steeringPanic.set(change.panic ? 1 : 0);
+    const { failing, total, failingNetworks } = change;
+    if (change.panic)
+      this.log.warn(
+        `steering: panic freeze at vantage ${this.vantage}: ${failing} of ${total} checks fail, across ${failingNetworks} networks; nothing is taken out (the prober's own network is the likelier fault)`,
+      );
+    else this.log.info(`steering: the panic freeze at vantage ${this.vantage} ended (${failing} of ${total} checks fail)`);
   }
 
   /** publishes the zone's steered RRsets after PUBLISH_COALESCE_MS, once for every status change meanwhile */
@@ -210,4 +323,25 @@ export class SteeringProber {
 }
 
 /** a check's interval in seconds: its own, or STEERING_CHECK_INTERVAL */
-const intervalOf = (check: CheckRow, settings: Settings) => check.intervalSeconds ?? settings.steering.checkInterval;
+const intervalOf = (check: ClaimedCheck, settings: Settings) => check.intervalSeconds ?? settings.steering.checkInterval;
+
+/** the panic freeze of this vantage begun or ended, with its measure */
+interface PanicChange {
+  panic: boolean;
+  failing: number;
+  total: number;
+  failingNetworks: number;
+}
+
+/** a canary (STEERING_VANTAGE_CANARIES) is probed as a TCP check of the operator's own choosing */
+const canaryTarget = (canary: { address: string; port: number }) => ({
+  protocol: 'tcp' as const,
+  address: canary.address,
+  port: canary.port,
+  host: null,
+  path: '/',
+  statusMin: 200,
+  statusMax: 399,
+  bodyContains: null,
+  verifyTls: false,
+});

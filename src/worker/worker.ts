@@ -137,6 +137,21 @@ export class PropagationWorker {
 }
 
 /** Starts the worker role on the process's Database (its one pool and its LISTEN connection). */
+/**
+ * The steering prober alone (ROLES=prober, docs/steering.md «Vantages and the quorum»): its two duties in a runner
+ * of their own, for a vantage in another place than the primary, which needs only the database and its own network
+ */
+export async function startProber(
+  settings: Settings,
+  db: Database,
+  log: Logger,
+  services: WorkerServices,
+): Promise<{ stop(): Promise<void> }> {
+  const runner = new DutyRunner(log);
+  await runner.start(steeringDuties(new SteeringProber(settings, db, log, services.writeEngine)));
+  return { stop: () => runner.stop() };
+}
+
 export async function startWorker(
   settings: Settings,
   db: Database,

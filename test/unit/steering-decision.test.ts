@@ -1,7 +1,10 @@
 import {
   CheckState,
   CheckStatus,
+  isolationReason,
+  memberCondition,
   nextCheckState,
+  nextCheckStateByVotes,
   panicking,
   servedValues,
   SteeringDefinition,
@@ -115,16 +118,85 @@ describe('steering: one probe after another (fall, rise, flap damping)', () => {
   });
 });
 
-describe('steering: the panic freeze', () => {
+describe('steering: the panic freeze of one vantage', () => {
+  const rule = { enabled: true, minChecks: 10 };
   it.each([
-    [0, 0, false],
-    [1, 2, false],
-    [2, 3, true],
-    [5, 10, false],
-    [6, 10, true],
-    [1, 1, true],
-  ])('%i failing of %i checks: panicking %s', (failing, total, expected) => {
-    expect(panicking(failing, total)).toBe(expected);
+    [0, 0, 0, false],
+    // a small install is never frozen: its endpoints dying is what it is there to see
+    [2, 3, 1, false],
+    [3, 3, 3, false],
+    [9, 10, 5, false],
+    // not more than half
+    [10, 20, 5, false],
+    // one site's (one network's) endpoints dying is an outage of that site, not of the prober
+    [20, 20, 2, false],
+    [11, 20, 3, true],
+    [20, 20, 20, true],
+  ])('%i failing of %i checks across %i networks: panicking %s', (failing, total, failingNetworks, expected) => {
+    expect(panicking({ failing, total, failingNetworks }, rule)).toBe(expected);
+  });
+
+  it('STEERING_PANIC=off never freezes; STEERING_PANIC_MIN_CHECKS sets how many must fail', () => {
+    expect(panicking({ failing: 20, total: 20, failingNetworks: 20 }, { enabled: false, minChecks: 10 })).toBe(false);
+    expect(panicking({ failing: 3, total: 3, failingNetworks: 3 }, { enabled: true, minChecks: 3 })).toBe(true);
+  });
+});
+
+describe('steering: the sound vantages vote, the quorum decides', () => {
+  const thresholds = { fall: 2, rise: 2, holdSeconds: 30, quorum: 'majority' as const };
+  const up: CheckState = { ...fresh(), status: 'up', since: at(-100) };
+  const vote = (vantage: string, lastOk: boolean, run: number) => ({
+    vantage,
+    lastOk,
+    passes: lastOk ? run : 0,
+    failures: lastOk ? 0 : run,
+  });
+
+  it('one vantage alone decides as its probes do (fall failures in a row)', () => {
+    expect(nextCheckStateByVotes(up, [vote('a', false, 1)], 0, at(0), thresholds).state.status).toBe('up');
+    expect(nextCheckStateByVotes(up, [vote('a', false, 2)], 0, at(0), thresholds).state.status).toBe('down');
+  });
+
+  it('of two vantages, one seeing a check fail takes nothing down; both do', () => {
+    expect(nextCheckStateByVotes(up, [vote('a', false, 5), vote('b', true, 5)], 0, at(0), thresholds).state.status).toBe('up');
+    expect(nextCheckStateByVotes(up, [vote('a', false, 2), vote('b', false, 2)], 0, at(0), thresholds).state.status).toBe('down');
+  });
+
+  it('two of three is more than half; a percentage quorum is reached at its share', () => {
+    const votes = [vote('a', false, 2), vote('b', false, 2), vote('c', true, 9)];
+    expect(nextCheckStateByVotes(up, votes, 0, at(0), thresholds).state.status).toBe('down');
+    expect(nextCheckStateByVotes(up, votes, 0, at(0), { ...thresholds, quorum: 100 }).state.status).toBe('up');
+    expect(nextCheckStateByVotes(up, votes.slice(0, 1).concat(votes.slice(2)), 0, at(0), { ...thresholds, quorum: 50 }).state.status).toBe(
+      'down',
+    );
+  });
+
+  it('with no sound vote the state is held where it was, and says why', () => {
+    expect(nextCheckStateByVotes(up, [], 2, at(0), thresholds)).toEqual({ state: up, held: 'no-sound-vantage' });
+    expect(nextCheckStateByVotes(up, [], 0, at(0), thresholds)).toEqual({ state: up, held: null });
+  });
+
+  it('frozen: a check its votes take down is held up, and says so; one coming up comes up', () => {
+    const frozen = nextCheckStateByVotes(up, [vote('a', false, 3)], 0, at(0), thresholds, true);
+    expect(frozen.state.status).toBe('up');
+    expect(frozen.held).toBe('panic');
+    const down: CheckState = { ...fresh(), status: 'down', since: at(-100) };
+    expect(nextCheckStateByVotes(down, [vote('a', true, 2)], 0, at(0), thresholds, true)).toMatchObject({ state: { status: 'up' }, held: null });
+  });
+
+  it('a vantage is isolated when it fails most of what the others pass, or when every canary fails', () => {
+    expect(isolationReason({ compared: 3, contradicted: 2 }, null)).toMatch(/2 of 3 checks fail that the other vantages see pass/);
+    expect(isolationReason({ compared: 4, contradicted: 2 }, null)).toBeNull();
+    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 2, tried: 2 })).toMatch(/canaries fail \(2 of 2/);
+    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 1, tried: 2 })).toBeNull();
+  });
+
+  it('a member held is never shown up: frozen, no sound vantage; admin first', () => {
+    expect(memberCondition({ admin: 'obey' }, { status: 'up', pinned: false, held: 'panic' })).toBe('frozen');
+    expect(memberCondition({ admin: 'obey' }, { status: 'up', pinned: false, held: 'no-sound-vantage' })).toBe('no-sound-vantage');
+    expect(memberCondition({ admin: 'obey' }, { status: 'down', pinned: true, held: null })).toBe('flapping');
+    expect(memberCondition({ admin: 'down' }, { status: 'up', pinned: false, held: 'panic' })).toBe('paused');
+    expect(memberCondition({ admin: 'obey' }, null)).toBe('up');
   });
 });
 

@@ -35,8 +35,8 @@ export type AddForeignDnskeysInput = {
 /** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
 export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
 
-/** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health). */
-export type AttentionKind = 'DS_AT_PARENT' | 'HEALTH' | 'SECONDARIES_BEHIND' | 'TRANSFER_FAILED';
+/** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health); STEERING_HELD, a failover check is held where it is (the panic freeze, or every vantage that probed it isolated) or probed by an isolated vantage whose votes are not counted (Domain.steeredRrsets, steeringVantages). */
+export type AttentionKind = 'DS_AT_PARENT' | 'HEALTH' | 'SECONDARIES_BEHIND' | 'STEERING_HELD' | 'TRANSFER_FAILED';
 
 /** CAA RDATA (RFC 8659 §4.1). */
 export type CaaDataInput = {
@@ -631,6 +631,9 @@ export type SetMemberRoleInput = {
   userId: string | number;
   zones?: Array<string> | null | undefined;
 };
+
+/** What a check or a member is (docs/steering.md): UNKNOWN (not decided yet: served), UP, DOWN, FLAPPING (held down until its probes agree for 5 minutes), FROZEN (its probes fail, but the panic freeze holds it up: still served, never shown as up), NO_SOUND_VANTAGE (every vantage that probed it is isolated: its state is held where it was), and for a member PAUSED (admin down) or FORCED_UP (admin up). */
+export type SteeringCondition = 'DOWN' | 'FLAPPING' | 'FORCED_UP' | 'FROZEN' | 'NO_SOUND_VANTAGE' | 'PAUSED' | 'UNKNOWN' | 'UP';
 
 /** TLSA RDATA (RFC 6698 §2, RFC 7218). */
 export type TlsaDataInput = {
@@ -2445,6 +2448,10 @@ export type AttentionQuery = {
       totalCount: number;
       items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
     };
+    steering: {
+      totalCount: number;
+      items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+    };
   };
 };
 
@@ -2703,17 +2710,21 @@ export type ZoneSteeringQuery = {
           value: string;
           admin: string;
           healthy: boolean;
+          condition: SteeringCondition;
           check: {
             id: string;
             name: string;
             protocol: string;
             status: string;
+            condition: SteeringCondition;
             since: string;
+            heldSince: string | null;
             pinned: boolean;
             lastError: string | null;
             latencyMs: number | null;
             checkedAt: string | null;
             leaseUntil: string | null;
+            votes: Array<{ vantage: string; isolated: boolean; recent: boolean; lastOk: boolean | null; lastError: string | null }>;
           } | null;
         }>;
       }>;
@@ -9073,6 +9084,14 @@ export const AttentionDocument = {
                     selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
                   },
                 },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'steering' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
+                  },
+                },
               ],
             },
           },
@@ -10177,6 +10196,7 @@ export const ZoneSteeringDocument = {
                                   { kind: 'Field', name: { kind: 'Name', value: 'value' } },
                                   { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
                                   { kind: 'Field', name: { kind: 'Name', value: 'healthy' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'condition' } },
                                   {
                                     kind: 'Field',
                                     name: { kind: 'Name', value: 'check' },
@@ -10187,12 +10207,28 @@ export const ZoneSteeringDocument = {
                                         { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'protocol' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'condition' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'heldSince' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'pinned' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
                                         { kind: 'Field', name: { kind: 'Name', value: 'leaseUntil' } },
+                                        {
+                                          kind: 'Field',
+                                          name: { kind: 'Name', value: 'votes' },
+                                          selectionSet: {
+                                            kind: 'SelectionSet',
+                                            selections: [
+                                              { kind: 'Field', name: { kind: 'Name', value: 'vantage' } },
+                                              { kind: 'Field', name: { kind: 'Name', value: 'isolated' } },
+                                              { kind: 'Field', name: { kind: 'Name', value: 'recent' } },
+                                              { kind: 'Field', name: { kind: 'Name', value: 'lastOk' } },
+                                              { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
+                                            ],
+                                          },
+                                        },
                                       ],
                                     },
                                   },

@@ -1,19 +1,21 @@
 import { Command } from 'commander';
 import { ApiError, gql, print, UsageError } from '../shared';
 
-const CHECK = 'id name protocol status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const CHECK = 'id name protocol status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
 const RRSET = `id owner type ttl served allDown backup
-  pools { minHealthy members { value admin weight healthy check { name status since lastError latencyMs leaseUntil } } }`;
+  pools { minHealthy members { value admin weight healthy condition check { name status since heldSince lastError latencyMs leaseUntil } } }`;
 
 interface Member {
   value: string;
   admin: string;
   weight: number;
   healthy: boolean;
+  condition: string;
   check: {
     name: string;
     status: string;
     since: string;
+    heldSince: string | null;
     lastError: string | null;
     latencyMs: number | null;
     leaseUntil: string | null;
@@ -61,15 +63,16 @@ const memberRows = (rrset: Rrset) =>
       admin: m.admin,
       healthy: m.healthy,
       check: m.check?.name ?? '',
-      status: m.check?.status ?? '',
-      since: m.check?.since ?? '',
+      // the condition, never `up` while held (frozen: failing, held up by the panic freeze; no-sound-vantage)
+      condition: m.condition.toLowerCase().replace(/_/g, '-'),
+      since: m.check?.heldSince ?? m.check?.since ?? '',
       latencyMs: m.check?.latencyMs ?? '',
       lastError: m.check?.lastError ?? '',
       served: rrset.served.includes(m.value),
     })),
   );
 
-const MEMBER_COLUMNS = ['pool', 'value', 'admin', 'healthy', 'served', 'check', 'status', 'since', 'latencyMs', 'lastError'];
+const MEMBER_COLUMNS = ['pool', 'value', 'admin', 'healthy', 'served', 'check', 'condition', 'since', 'latencyMs', 'lastError'];
 
 /**
  * `zonekeeper steering`: steered RRsets and their members' live state, pausing a member, and reporting an
@@ -86,6 +89,13 @@ export function registerSteeringCommands(program: Command): void {
       const { rrsets } = await steeringOf(zone);
       if (program.opts().json) print(program, rrsets as unknown as Record<string, unknown>[]);
       else print(program, rrsets.flatMap(memberRows), ['owner', 'type', ...MEMBER_COLUMNS]);
+    });
+  steering
+    .command('vantages')
+    .description('the vantages the checks are probed from: whether each is isolated (its probes not counted) and why, or in a panic freeze')
+    .action(async () => {
+      const data = await gql(`{ steeringVantages { name seenAt isolated isolatedReason isolatedSince panic } }`);
+      print(program, data.steeringVantages, ['name', 'seenAt', 'isolated', 'isolatedReason', 'isolatedSince', 'panic']);
     });
   steering
     .command('show <zone> <owner> <type>')

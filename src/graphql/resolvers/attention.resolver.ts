@@ -31,6 +31,7 @@ export class AttentionResolver {
       failedTransfers: await list(found.failedTransfers, AttentionKind.TRANSFER_FAILED),
       dsAtParent: await list(found.dsAtParent, AttentionKind.DS_AT_PARENT),
       health: await list(found.health, AttentionKind.HEALTH),
+      steering: await list(found.steering, AttentionKind.STEERING_HELD),
     };
   }
 }

@@ -1,8 +1,17 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { CheckRow } from '../../repositories/steering';
+import { checkCondition } from '../../services/steering/decision';
 import type { GraphQLContext } from '../context';
 import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
 import { DomainType } from '../types/domain.type';
-import { SteeredRrsetType, SteeringChangeType, SteeringCheckType } from '../types/steering.type';
+import {
+  SteeredRrsetType,
+  SteeringChangeType,
+  SteeringCheckType,
+  SteeringCondition,
+  SteeringVantageType,
+  SteeringVoteType,
+} from '../types/steering.type';
 import { SteeredRrsetInput, SteeringCheckInput } from '../inputs/steering.input';
 import { parseId } from '../inputs/ids';
 
@@ -109,5 +118,35 @@ export class SteeredRrsetResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.steering.recentChanges(ctx, rrset, limit);
+  }
+}
+
+/** a check's condition and its vantages' votes (docs/steering.md, «Vantages and the quorum») */
+@Resolver(() => SteeringCheckType)
+export class SteeringCheckResolver {
+  @FieldResolver(() => SteeringCondition, {
+    description: 'What it is, in one word: never UP while its state is held (FROZEN, NO_SOUND_VANTAGE).',
+  })
+  condition(@Root() check: CheckRow): SteeringCondition {
+    return checkCondition(check) as SteeringCondition;
+  }
+
+  @FieldResolver(() => [SteeringVoteType], {
+    description: 'Each vantage’s last probe of it and its runs (none for an external check); the zones of one level in one statement.',
+  })
+  votes(@Root() check: CheckRow, @Ctx() ctx: GraphQLContext): Promise<SteeringVoteType[]> {
+    return ctx.loaders.steeringVotesOfZone.load(check.domainId).then((votes) => votes.filter((v) => v.checkId === check.id));
+  }
+}
+
+/** the vantages the checks are probed from */
+@Resolver()
+export class SteeringVantagesResolver {
+  @Query(() => [SteeringVantageType], {
+    description:
+      'The vantages the steering checks are probed from (docs/steering.md), seen within the last day, the live ones first, each with whether it is isolated and why.',
+  })
+  steeringVantages(@Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.vantages(ctx);
   }
 }

@@ -6,11 +6,12 @@ export enum AttentionKind {
   TRANSFER_FAILED = 'TRANSFER_FAILED',
   DS_AT_PARENT = 'DS_AT_PARENT',
   HEALTH = 'HEALTH',
+  STEERING_HELD = 'STEERING_HELD',
 }
 registerEnumType(AttentionKind, {
   name: 'AttentionKind',
   description:
-    'Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health).',
+    'Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health); STEERING_HELD, a failover check is held where it is (the panic freeze, or every vantage that probed it isolated) or probed by an isolated vantage whose votes are not counted (Domain.steeredRrsets, steeringVantages).',
 });
 
 @ObjectType('AttentionItem', { simpleResolvers: true, description: 'One zone that needs attention, and why.' })
@@ -60,4 +61,10 @@ export class AttentionType {
 
   @Field(() => AttentionListType, { description: 'Zones whose last health check found something (warning or critical; Domain.health).' })
   health!: AttentionListType;
+
+  @Field(() => AttentionListType, {
+    description:
+      'Zones whose failover is held: a check failing but held up by the panic freeze, a check whose every vantage is isolated, or a check probed by an isolated vantage (docs/steering.md).',
+  })
+  steering!: AttentionListType;
 }

@@ -1,4 +1,83 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+/** what a check or a member is, in one word (services/steering/decision.ts, checkCondition and memberCondition) */
+export enum SteeringCondition {
+  UNKNOWN = 'unknown',
+  UP = 'up',
+  DOWN = 'down',
+  FLAPPING = 'flapping',
+  FROZEN = 'frozen',
+  NO_SOUND_VANTAGE = 'no-sound-vantage',
+  PAUSED = 'paused',
+  FORCED_UP = 'forced-up',
+}
+registerEnumType(SteeringCondition, {
+  name: 'SteeringCondition',
+  description:
+    'What a check or a member is (docs/steering.md): UNKNOWN (not decided yet: served), UP, DOWN, FLAPPING (held down until its probes agree for 5 minutes), FROZEN (its probes fail, but the panic freeze holds it up: still served, never shown as up), NO_SOUND_VANTAGE (every vantage that probed it is isolated: its state is held where it was), and for a member PAUSED (admin down) or FORCED_UP (admin up).',
+});
+
+@ObjectType('SteeringVote', {
+  simpleResolvers: true,
+  description:
+    'One vantage’s view of a probed check (docs/steering.md, «Vantages and the quorum»): its last probe and its runs; a check goes down or up when the votes of the sound vantages reach STEERING_QUORUM.',
+})
+export class SteeringVoteType {
+  @Field({ description: 'The vantage (STEERING_VANTAGE of the prober that probed).' })
+  vantage!: string;
+
+  @Field({ description: 'The vantage is isolated: this vote is not counted.' })
+  isolated!: boolean;
+
+  @Field({ description: 'The last probe is within two of the check’s intervals: an older vote counts for nothing.' })
+  recent!: boolean;
+
+  @Field(() => Boolean, { nullable: true, description: 'Whether the vantage’s last probe passed; none: not probed from there yet.' })
+  lastOk!: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the vantage’s last probe failed.' })
+  lastError!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'The vantage’s last probe’s time to its answer, in milliseconds.' })
+  latencyMs!: number | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the vantage last probed it.' })
+  checkedAt!: Date | null;
+
+  @Field(() => Int, { description: 'Passed probes in a row from this vantage (STEERING_RISE of them vote up).' })
+  passes!: number;
+
+  @Field(() => Int, { description: 'Failed probes in a row from this vantage (STEERING_FALL of them vote down).' })
+  failures!: number;
+}
+
+@ObjectType('SteeringVantage', {
+  simpleResolvers: true,
+  description:
+    'A place the checks are probed from (a prober process’s STEERING_VANTAGE, docs/steering.md): isolated while it fails what the other vantages pass or its canaries fail, its votes then not counted.',
+})
+export class SteeringVantageType {
+  @Field()
+  name!: string;
+
+  @Field({ description: 'When a prober of this vantage last said it is alive.' })
+  seenAt!: Date;
+
+  @Field({ description: 'Its votes are not counted.' })
+  isolated!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Why it is isolated.' })
+  isolatedReason!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'Since when it is isolated.' })
+  isolatedSince!: Date | null;
+
+  @Field({
+    description:
+      'Its own probes are in a panic freeze (more than half of all checks failing, at least STEERING_PANIC_MIN_CHECKS across three networks): while it decides alone, nothing is taken down.',
+  })
+  panic!: boolean;
+}
 
 @ObjectType('SteeringCheck', {
   simpleResolvers: true,
@@ -74,6 +153,12 @@ export class SteeringCheckType {
     description: 'An external check: until when its last report holds; after it the check counts as failing unless reported again.',
   })
   leaseUntil!: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Since when its state is held (condition FROZEN or NO_SOUND_VANTAGE); none: it is not.',
+  })
+  heldSince!: Date | null;
 }
 
 @ObjectType('SteeringMember', { simpleResolvers: true, description: 'One value of a pool, and whether it is served when its pool is.' })
@@ -90,8 +175,14 @@ export class SteeringMemberType {
   @Field(() => Int, { description: 'Stored, not served: a standard secondary answers every record of an RRset.' })
   weight!: number;
 
-  @Field({ description: 'Served when its pool is: its admin status, then its check’s (unknown counts as up).' })
+  @Field({
+    description:
+      'Its admin status, then its check’s, say it is healthy (unknown counts as up); never while its check is held (condition FROZEN or NO_SOUND_VANTAGE), though it is still served then.',
+  })
   healthy!: boolean;
+
+  @Field(() => SteeringCondition, { description: 'What it is, in one word: its admin status, then its check’s condition.' })
+  condition!: SteeringCondition;
 
   @Field(() => SteeringCheckType, { nullable: true, description: 'The check it follows, with its live state.' })
   check!: SteeringCheckType | null;

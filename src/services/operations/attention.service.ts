@@ -1,6 +1,6 @@
 import type { Settings } from '../../config/settings';
 import { hostPortName } from '../../config/settings';
-import { dsAtParent, failedTransfers, healthFindings, secondariesBehind, type AttentionList } from '../../repositories/attention';
+import { dsAtParent, failedTransfers, healthFindings, secondariesBehind, steeringHeld, type AttentionList } from '../../repositories/attention';
 import { DomainError } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import type { DomainsService } from '../zones/domains.service';
@@ -14,6 +14,8 @@ export interface Attention {
   dsAtParent: AttentionList;
   /** zones whose last health check found something (docs/health.md) */
   health: AttentionList;
+  /** zones whose failover is held (panic freeze, no sound vantage) or probed by an isolated vantage (docs/steering.md) */
+  steering: AttentionList;
 }
 
 /** the most items a list returns: the counts say how many more there are */
@@ -27,7 +29,7 @@ export const MAX_ATTENTION_ITEMS = 100;
 const LAG_SECONDS = 15 * 60;
 
 /**
- * The home screen's question, answered in four statements whatever the number of zones (src/repositories/
+ * The home screen's question, answered in five statements whatever the number of zones (src/repositories/
  * attention.ts), under the caller's reach as the zone list has it (DomainsService.reach): a key sees only the
  * zones it may read.
  */
@@ -50,6 +52,7 @@ export class AttentionService {
       failedTransfers: await failedTransfers(ctx.db, scope, first),
       dsAtParent: await dsAtParent(ctx.db, scope, first),
       health: await healthFindings(ctx.db, scope, first),
+      steering: await steeringHeld(ctx.db, scope, first),
     };
   }
 }

@@ -42,10 +42,15 @@ import {
   updateRrset,
   zoneOfCheck,
   zoneOfRrset,
+  heldChecks,
+  vantages,
+  VantageRow,
+  votesOfZones,
+  VoteRow,
 } from '../../repositories/steering';
 import type { RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
-import { externalThresholds, memberHealthy, nextCheckState } from './decision';
+import { externalThresholds, memberCondition, memberHealthy, nextCheckState, type SteeringCondition } from './decision';
 import { noteServed, stageSteered } from './materialise';
 import { decodeOctodnsDynamic } from './octodns-dynamic';
 
@@ -89,8 +94,12 @@ export interface SteeringMemberView {
   checkId: number | null;
   admin: AdminStatus;
   weight: number;
-  /** served when its pool is: its admin status, then its check's */
+  /**
+   * its admin status, then its check's, say it is healthy; never while its check is held (the panic freeze, no
+   * sound vantage), though it is still served then (`condition` says why)
+   */
   healthy: boolean;
+  condition: SteeringCondition;
   check: CheckRow | null;
 }
 
@@ -151,6 +160,24 @@ export class SteeringService {
   async recentChanges(ctx: RequestContext, rrset: { id: number; domainId: number }, limit: number): Promise<ServedChangeRow[]> {
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw DomainError.invalid('limit', 'limit: 1 to 100');
     return recentServedChanges(ctx.db, rrset.domainId, rrset.id, limit);
+  }
+
+  /** every vantage's vote on the zones' probed checks, by zone (a zone the caller sees: Domain's fields) */
+  async votesOfZones(ctx: RequestContext, domainIds: readonly number[]): Promise<Map<number, VoteRow[]>> {
+    const votes = await votesOfZones(ctx.db, [...domainIds], this.settings.steering.checkInterval);
+    const byZone = new Map<number, VoteRow[]>(domainIds.map((id) => [id, []]));
+    for (const vote of votes) byZone.get(vote.domainId)?.push(vote);
+    return byZone;
+  }
+
+  /** the vantages seen within the last day, live ones first (docs/steering.md, «Vantages and the quorum») */
+  vantages(ctx: RequestContext): Promise<VantageRow[]> {
+    return vantages(ctx.db);
+  }
+
+  /** the held checks' counts of every zone: the metric zonekeeper_steering_checks_held (the operator's) */
+  heldCounts(sql: Sql): Promise<{ held: string; count: number }[]> {
+    return heldChecks(sql);
   }
 
   // -- checks
@@ -703,11 +730,15 @@ function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>): SteeredRrsetVie
     ...rrset,
     pools: rrset.pools.map((pool) => ({
       minHealthy: pool.minHealthy,
-      members: pool.members.map((m) => ({
-        ...m,
-        healthy: memberHealthy(m, statusOf),
-        check: m.checkId === null ? null : (checks.get(m.checkId) ?? null),
-      })),
+      members: pool.members.map((m) => {
+        const check = m.checkId === null ? null : (checks.get(m.checkId) ?? null);
+        return {
+          ...m,
+          healthy: memberHealthy(m, statusOf) && (m.admin !== 'obey' || !check?.held),
+          condition: memberCondition(m, check),
+          check,
+        };
+      }),
     })),
   };
 }
