@@ -241,7 +241,8 @@ export function observeSteeringHeld(read: () => Promise<{ held: string; count: n
     if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), figures: read() };
     const figures = await last.figures;
     steeringChecksHeld.reset();
-    for (const reason of ['panic', 'no-sound-vantage']) steeringChecksHeld.set({ reason }, figures?.find((f) => f.held === reason)?.count ?? 0);
+    for (const reason of ['panic', 'no-sound-vantage'])
+      steeringChecksHeld.set({ reason }, figures?.find((f) => f.held === reason)?.count ?? 0);
   };
 }
 

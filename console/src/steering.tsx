@@ -104,7 +104,10 @@ export function SteeringPanel({ zone, generation }: { zone: string; generation: 
                             {' '}
                             ·{' '}
                             {m.check.votes
-                              .map((v) => `${v.vantage}: ${v.lastOk == null ? 'not probed' : v.lastOk ? 'passes' : 'fails'}${v.isolated ? ' (isolated)' : ''}`)
+                              .map(
+                                (v) =>
+                                  `${v.vantage}: ${v.lastOk == null ? 'not probed' : v.lastOk ? 'passes' : 'fails'}${v.isolated ? ' (isolated)' : ''}`,
+                              )
                               .join(', ')}
                           </span>
                         ) : null}

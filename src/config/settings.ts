@@ -505,6 +505,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     return { name: name.toLowerCase().replace(/\.$/, ''), algorithm: 'hmac-sha256' as const, secret: decoded };
   })();
 
+  const steeringInterval = integer('STEERING_CHECK_INTERVAL', 10, 1, 300);
+
   const roles = (() => {
     const raw = read('ROLES') ?? 'api,dns,worker';
     const values = list(raw.toLowerCase());
@@ -650,15 +652,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       canaries: list(read('STEERING_VANTAGE_CANARIES') ?? '').flatMap((item) => {
         // each with its port: a canary is a TCP connection, to 192.0.2.1:443 or [2001:db8::1]:443
         const parsed = /^(\[[^\]]+\]|[^:[\]]+):\d+$/.test(item) ? parseServerAddress(item) : undefined;
-        if (!parsed) problems.push(`STEERING_VANTAGE_CANARIES must list IP addresses with their TCP port, such as 192.0.2.1:443 (got "${item}")`);
+        if (!parsed)
+          problems.push(`STEERING_VANTAGE_CANARIES must list IP addresses with their TCP port, such as 192.0.2.1:443 (got "${item}")`);
         return parsed ? [{ address: parsed.host, port: parsed.port }] : [];
       }),
       panic: {
         enabled: oneOf('STEERING_PANIC', ['on', 'off'] as const, 'on') === 'on',
         minChecks: integer('STEERING_PANIC_MIN_CHECKS', 10, 1, 1_000_000),
       },
-      checkInterval: integer('STEERING_CHECK_INTERVAL', 10, 1, 300),
-      checkTimeoutMs: integer('STEERING_CHECK_TIMEOUT_MS', 2000, 100, 299_000),
+      checkInterval: steeringInterval,
+      // unset: 2 s, or 80 % of a shorter STEERING_CHECK_INTERVAL (a 2 s interval, as a drill sets, needs no second setting)
+      checkTimeoutMs: integer('STEERING_CHECK_TIMEOUT_MS', Math.min(2000, Math.max(100, steeringInterval * 800)), 100, 299_000),
       fall: integer('STEERING_FALL', 3, 1, 100),
       rise: integer('STEERING_RISE', 3, 1, 100),
       holdSeconds: integer('STEERING_HOLD', 30, 1, 3600),

@@ -341,10 +341,7 @@ export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void>
  * probed check that has none yet, due now: a new vantage probes every check at once.
  */
 export async function registerVantage(sql: Sql, vantage: string): Promise<void> {
-  await sql.affected(
-    `insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now()`,
-    [vantage],
-  );
+  await sql.affected(`insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now()`, [vantage]);
   await sql.affected(
     `insert into steering_votes (check_id, vantage)
      select c.id, $1 from steering_checks c

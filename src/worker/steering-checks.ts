@@ -117,7 +117,10 @@ export class SteeringProber {
     const claimed = votes.length + external.length;
     if (!claimed) return 0;
     this.inFlight += claimed;
-    const batch = Promise.all([votes.length ? this.probeBatch(votes) : undefined, external.length ? this.observeExternal(external) : undefined])
+    const batch = Promise.all([
+      votes.length ? this.probeBatch(votes) : undefined,
+      external.length ? this.observeExternal(external) : undefined,
+    ])
       .then(() => undefined)
       .finally(() => {
         this.inFlight -= claimed;
@@ -238,7 +241,9 @@ export class SteeringProber {
       saved.push({ id: check.id, state: next, probe: observed, at: now });
       if (next.status === check.status) continue;
       changed.add(check.domainId);
-      this.log.info(`steering: check ${check.name} of ${check.zone} (external) is ${next.status}${observed.error ? `: ${observed.error}` : ''}`);
+      this.log.info(
+        `steering: check ${check.name} of ${check.zone} (external) is ${next.status}${observed.error ? `: ${observed.error}` : ''}`,
+      );
     }
     try {
       await saveProbes(this.db, saved);

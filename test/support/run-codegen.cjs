@@ -19,7 +19,11 @@ codegen({
   documents: [{ location: operationsFile, document: parse(readFileSync(operationsFile, 'utf8')) }],
   plugins: pluginList.split(',').map((name) => ({ [name]: {} })),
   pluginMap,
-  config: { strictScalars: true, scalars: { Serial: 'number', DateTimeISO: 'string', JSONObject: '{ [key: string]: unknown }' }, enumsAsTypes: true },
+  config: {
+    strictScalars: true,
+    scalars: { Serial: 'number', DateTimeISO: 'string', JSONObject: '{ [key: string]: unknown }' },
+    enumsAsTypes: true,
+  },
 }).then(
   (output) => writeFileSync(outFile, output),
   (error) => {

@@ -181,7 +181,10 @@ describe('steering: the sound vantages vote, the quorum decides', () => {
     expect(frozen.state.status).toBe('up');
     expect(frozen.held).toBe('panic');
     const down: CheckState = { ...fresh(), status: 'down', since: at(-100) };
-    expect(nextCheckStateByVotes(down, [vote('a', true, 2)], 0, at(0), thresholds, true)).toMatchObject({ state: { status: 'up' }, held: null });
+    expect(nextCheckStateByVotes(down, [vote('a', true, 2)], 0, at(0), thresholds, true)).toMatchObject({
+      state: { status: 'up' },
+      held: null,
+    });
   });
 
   it('a vantage is isolated when it fails most of what the others pass, or when every canary fails', () => {

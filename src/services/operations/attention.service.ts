@@ -1,6 +1,13 @@
 import type { Settings } from '../../config/settings';
 import { hostPortName } from '../../config/settings';
-import { dsAtParent, failedTransfers, healthFindings, secondariesBehind, steeringHeld, type AttentionList } from '../../repositories/attention';
+import {
+  dsAtParent,
+  failedTransfers,
+  healthFindings,
+  secondariesBehind,
+  steeringHeld,
+  type AttentionList,
+} from '../../repositories/attention';
 import { DomainError } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import type { DomainsService } from '../zones/domains.service';

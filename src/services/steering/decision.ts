@@ -63,7 +63,6 @@ export function quorumReached(share: number, voters: number, quorum: Quorum): bo
   return quorum === 'majority' ? share * 2 > voters : (share * 100) / voters >= quorum;
 }
 
-
 /**
  * What the sound vantages' votes make of a check's state (docs/steering.md, «Vantages and the quorum»). Each
  * vantage votes down when its last probe failed and fall failures in a row are its own, up when its last probe
