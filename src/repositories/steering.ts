@@ -338,10 +338,14 @@ export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void>
 
 /**
  * Registers a vantage (a prober process says it is alive, STEERING_VANTAGE) and gives it a vote row for every
- * probed check that has none yet, due now: a new vantage probes every check at once.
+ * probed check that has none yet, due now: a new vantage probes every check at once. Answers why it is isolated
+ * (null: it is not), as stored: a restarted prober goes on from there.
  */
-export async function registerVantage(sql: Sql, vantage: string): Promise<void> {
-  await sql.affected(`insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now()`, [vantage]);
+export async function registerVantage(sql: Sql, vantage: string): Promise<{ isolatedReason: string | null }> {
+  const [row] = await sql.rows(
+    `insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now() returning isolated_reason`,
+    [vantage],
+  );
   await sql.affected(
     `insert into steering_votes (check_id, vantage)
      select c.id, $1 from steering_checks c
@@ -349,6 +353,7 @@ export async function registerVantage(sql: Sql, vantage: string): Promise<void> 
      on conflict do nothing`,
     [vantage],
   );
+  return { isolatedReason: row.isolated_reason };
 }
 
 /** a probed check claimed by a vantage, with the vantage's own runs of passes and failures */

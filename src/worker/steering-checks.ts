@@ -139,7 +139,8 @@ export class SteeringProber {
   private async heartbeat(): Promise<void> {
     this.lastHeartbeat = Date.now();
     const { canaries, checkInterval, checkTimeoutMs } = this.settings.steering;
-    await registerVantage(this.db, this.vantage);
+    const stored = await registerVantage(this.db, this.vantage);
+    this.isolated = stored.isolatedReason;
     if (canaries.length && Date.now() - this.canariesAt >= checkInterval * 1000) {
       this.canariesAt = Date.now();
       void Promise.all(
@@ -148,14 +149,19 @@ export class SteeringProber {
         this.canaries = { failed: results.filter((r) => !r.ok).length, tried: results.length };
       });
     }
-    const reason = isolationReason(await vantageAgreement(this.db, this.vantage, checkInterval), this.canaries);
+    const reason = isolationReason(await vantageAgreement(this.db, this.vantage, checkInterval), this.canaries, this.isolated !== null);
+    steeringVantageIsolated.set({ vantage: this.vantage }, reason === null ? 0 : 1);
     if (reason === this.isolated) return;
-    await this.db.transaction(async (tx) => {
-      if (!(await setVantageIsolation(tx, this.vantage, reason))) return;
-      await appendEvent(tx, { type: 'steering.vantage', data: { vantage: this.vantage, isolated: reason !== null, reason } });
+    const wasIsolated = this.isolated !== null;
+    const changed = await this.db.transaction(async (tx) => {
+      if (!(await setVantageIsolation(tx, this.vantage, reason))) return false;
+      // its reason changing (more checks contradicted, say) is no new event
+      if (wasIsolated !== (reason !== null))
+        await appendEvent(tx, { type: 'steering.vantage', data: { vantage: this.vantage, isolated: reason !== null, reason } });
+      return wasIsolated !== (reason !== null);
     });
     this.isolated = reason;
-    steeringVantageIsolated.set({ vantage: this.vantage }, reason === null ? 0 : 1);
+    if (!changed) return;
     if (reason !== null)
       this.log.warn(`steering: vantage ${this.vantage} is isolated: ${reason}; its probes are not counted until it agrees again`);
     else this.log.info(`steering: vantage ${this.vantage} is sound again; its probes count`);

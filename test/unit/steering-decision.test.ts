@@ -187,11 +187,14 @@ describe('steering: the sound vantages vote, the quorum decides', () => {
     });
   });
 
-  it('a vantage is isolated when it fails most of what the others pass, or when every canary fails', () => {
-    expect(isolationReason({ compared: 3, contradicted: 2 }, null)).toMatch(/2 of 3 checks fail that the other vantages see pass/);
-    expect(isolationReason({ compared: 4, contradicted: 2 }, null)).toBeNull();
-    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 2, tried: 2 })).toMatch(/canaries fail \(2 of 2/);
-    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 1, tried: 2 })).toBeNull();
+  it('a vantage is isolated when it fails most of what the others pass, or when every canary fails; it counts again once it agrees on all', () => {
+    expect(isolationReason({ compared: 3, contradicted: 2 }, null, false)).toMatch(/2 of 3 checks fail that the other vantages see pass/);
+    expect(isolationReason({ compared: 4, contradicted: 2 }, null, false)).toBeNull();
+    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 2, tried: 2 }, false)).toMatch(/canaries fail \(2 of 2/);
+    expect(isolationReason({ compared: 0, contradicted: 0 }, { failed: 1, tried: 2 }, false)).toBeNull();
+    // isolated: two endpoints really died, so it agrees on those; it still fails the third the others pass
+    expect(isolationReason({ compared: 3, contradicted: 1 }, null, true)).toMatch(/1 of 3/);
+    expect(isolationReason({ compared: 3, contradicted: 0 }, null, true)).toBeNull();
   });
 
   it('a member held is never shown up: frozen, no sound vantage; admin first', () => {

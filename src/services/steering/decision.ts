@@ -195,15 +195,19 @@ export function panicking(measure: PanicMeasure, rule: PanicRule): boolean {
  * Whether a vantage is isolated (its votes not counted, docs/steering.md), and why: it fails what the other sound
  * vantages pass (more than half of the checks it and they probed lately, it saw fail while most of them saw them
  * pass), or every one of its canaries (STEERING_VANTAGE_CANARIES) failed its last probe. A vantage cut off from
- * the network so takes nothing down anywhere; one that agrees again (and whose canaries pass) counts again.
+ * the network so takes nothing down anywhere. An isolated one counts again only once it agrees again on every
+ * check (and its canaries pass): endpoints that really die meanwhile make it agree on those, and must not bring
+ * its votes on the others back.
  */
 export function isolationReason(
   agreement: { compared: number; contradicted: number },
   canaries: { failed: number; tried: number } | null,
+  isolated: boolean,
 ): string | null {
   if (canaries && canaries.tried > 0 && canaries.failed === canaries.tried)
     return `its canaries fail (${canaries.failed} of ${canaries.tried}, STEERING_VANTAGE_CANARIES)`;
-  if (agreement.compared > 0 && agreement.contradicted * 2 > agreement.compared)
+  const disagrees = isolated ? agreement.contradicted > 0 : agreement.contradicted * 2 > agreement.compared;
+  if (agreement.compared > 0 && disagrees)
     return `it sees ${agreement.contradicted} of ${agreement.compared} checks fail that the other vantages see pass`;
   return null;
 }
