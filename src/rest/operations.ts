@@ -20,6 +20,7 @@ const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 const STEERING_CHECK =
   'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const STEERING_DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
 const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
   pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
 const CHANGED = 'owner type rdata ttl';
@@ -118,7 +119,7 @@ export const OPERATIONS = {
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
   steering: `query Steering($name: String) {
-    domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } } }`,
+    domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } steeringDefaults { ${STEERING_DEFAULTS} } } }`,
   createSteeredRrset: `mutation CreateSteeredRrset($zone: String!, $input: SteeredRrsetInput!) {
     createSteeredRrset(zone: $zone, input: $input) { ${STEERED_RRSET} } }`,
   updateSteeredRrset: `mutation UpdateSteeredRrset($id: ID!, $input: SteeredRrsetInput!) {
@@ -128,6 +129,8 @@ export const OPERATIONS = {
     setSteeringMemberAdmin(id: $id, value: $value, admin: $admin) { ${STEERED_RRSET} } }`,
   reportSteeringStatus: `mutation ReportSteeringStatus($id: ID!, $up: Boolean!, $leaseSeconds: Int, $message: String) {
     reportSteeringStatus(id: $id, up: $up, leaseSeconds: $leaseSeconds, message: $message) { ${STEERING_CHECK} } }`,
+  setSteeringDefaults: `mutation SetSteeringDefaults($zone: String!, $input: SteeringDefaultsInput!) {
+    setSteeringDefaults(zone: $zone, input: $input) { ${STEERING_DEFAULTS} } }`,
   zoneViews: `query ZoneViews($zone: String!) {
     views { id name networks precedence tsigKeyName notify serial(zone: $zone) }
     viewOverlays(zone: $zone) { view owner type action records { ttl rdata } } }`,

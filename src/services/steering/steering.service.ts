@@ -261,11 +261,17 @@ export class SteeringService {
   async setDefaults(ctx: RequestContext, zoneName: string, input: SteeringDefaultsInput): Promise<SteeringDefaults> {
     const zone = normaliseZoneName(zoneName);
     const defaults = parseSteeringDefaults(input);
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner: '@', steering: true }, async (change) => {
-      change.requireLock();
-      if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
-      await saveSteeringDefaults(change.connection, change.zone.id, defaults);
-    });
+    await this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: zone }, owner: '@', steering: true },
+      async (change) => {
+        change.requireLock();
+        if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
+        await saveSteeringDefaults(change.connection, change.zone.id, defaults);
+      },
+    );
     return defaults;
   }
 
@@ -611,7 +617,17 @@ function parseCheckSettings(input: Omit<SteeringCheckInput, 'name'>, bad: (field
   if (protocol === 'external') {
     for (const field of ['port', 'host', 'bodyContains'] as const)
       if (input[field] != null && input[field] !== '') bad(field, 'an external check probes nothing: its status is reported');
-    return { protocol, port: 0, host: null, path: '/', statusMin: 200, statusMax: 399, bodyContains: null, verifyTls: false, intervalSeconds };
+    return {
+      protocol,
+      port: 0,
+      host: null,
+      path: '/',
+      statusMin: 200,
+      statusMax: 399,
+      bodyContains: null,
+      verifyTls: false,
+      intervalSeconds,
+    };
   }
   const port = input.port ?? (protocol === 'https' ? 443 : protocol === 'http' ? 80 : undefined);
   if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) bad('port', 'a port 1–65535 (a TCP check names one)');
@@ -620,7 +636,8 @@ function parseCheckSettings(input: Omit<SteeringCheckInput, 'name'>, bad: (field
   if (host !== null && (!http || !/^[A-Za-z0-9_.-]{1,253}$/.test(host)))
     bad('host', 'an HTTP(S) check’s host name (the Host header and the TLS server name)');
   const path = input.path?.trim() || '/';
-  if (!path.startsWith('/') || path.length > 1024 || /\s/.test(path)) bad('path', 'an absolute path without spaces, at most 1024 characters');
+  if (!path.startsWith('/') || path.length > 1024 || /\s/.test(path))
+    bad('path', 'an absolute path without spaces, at most 1024 characters');
   const statusMin = input.statusMin ?? 200;
   const statusMax = input.statusMax ?? 399;
   if (!Number.isInteger(statusMin) || !Number.isInteger(statusMax) || statusMin < 100 || statusMax > 599 || statusMin > statusMax)
