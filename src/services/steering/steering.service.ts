@@ -704,6 +704,9 @@ function parseSteeringDefaults(input: SteeringDefaultsInput): SteeringDefaults {
   };
   // a record's name stands for the Host the check would take from it
   const settings = parseCheckSettings(memberCheckSettings(defaults, 'www.example'), bad);
+  // what a check of another protocol would drop is refused here, not kept to apply to nothing
+  if (defaults.path !== null && settings.protocol === 'tcp') bad('path', 'an HTTP(S) check’s path: a TCP check asks for none');
+  if (defaults.verifyTls === true && settings.protocol !== 'https') bad('verifyTls', 'an HTTPS check’s: only HTTPS has a certificate');
   if (problems.length) throw errorFromProblems(problems);
   return {
     ...defaults,
