@@ -671,7 +671,7 @@ function memberCheckSettings(defaults: SteeringDefaults, recordName: string): Om
   return {
     protocol,
     port: defaults.port,
-    host: protocol === 'tcp' ? null : (defaults.host ?? recordName),
+    host: defaults.host ?? (protocol === 'tcp' ? null : recordName),
     path: defaults.path ?? OCTODNS_HEALTHCHECK.path,
     statusMin: defaults.statusMin,
     statusMax: defaults.statusMax,
