@@ -74,6 +74,35 @@ export function isProbed(check: CheckDefinition): check is CheckDefinition & Pro
   return check.protocol !== 'external';
 }
 
+/**
+ * A zone's defaults for the checks the service makes for new members (octoDNS's dynamic records): each null where
+ * not set, the service's own default then applying. Not applied to a check that exists: what an operator set
+ * stays.
+ */
+export interface SteeringDefaults {
+  protocol: Exclude<CheckProtocol, 'external'> | null;
+  port: number | null;
+  host: string | null;
+  path: string | null;
+  statusMin: number | null;
+  statusMax: number | null;
+  bodyContains: string | null;
+  verifyTls: boolean | null;
+  intervalSeconds: number | null;
+}
+
+export const NO_STEERING_DEFAULTS: SteeringDefaults = {
+  protocol: null,
+  port: null,
+  host: null,
+  path: null,
+  statusMin: null,
+  statusMax: null,
+  bodyContains: null,
+  verifyTls: null,
+  intervalSeconds: null,
+};
+
 export interface CheckRow extends CheckDefinition, CheckState {
   id: number;
   domainId: number;
@@ -703,6 +732,55 @@ export async function rrsetsOfZone(sql: Sql, domainId: number): Promise<RrsetRow
 export async function rrsetById(sql: Sql, id: number): Promise<RrsetRow | undefined> {
   const rows = await sql.rows(`select ${RRSET_COLUMNS} from steered_rrsets s join domains d on d.id = s.domain_id where s.id = $1`, [id]);
   return rows.map(toRrset)[0];
+}
+
+export async function steeringDefaultsOf(sql: Sql, domainId: number): Promise<SteeringDefaults> {
+  const [row] = await sql.rows(
+    `select protocol, port, host, path, status_min, status_max, body_contains, verify_tls, interval_seconds
+       from steering_defaults where domain_id = $1`,
+    [domainId],
+  );
+  if (!row) return NO_STEERING_DEFAULTS;
+  return {
+    protocol: row.protocol,
+    port: row.port,
+    host: row.host,
+    path: row.path,
+    statusMin: row.status_min,
+    statusMax: row.status_max,
+    bodyContains: row.body_contains,
+    verifyTls: row.verify_tls,
+    intervalSeconds: row.interval_seconds,
+  };
+}
+
+/** the zone's defaults replaced as a whole; none set at all: the row goes */
+export async function saveSteeringDefaults(sql: Sql, domainId: number, defaults: SteeringDefaults): Promise<void> {
+  if (Object.values(defaults).every((value) => value === null)) {
+    await sql.affected(`delete from steering_defaults where domain_id = $1`, [domainId]);
+    return;
+  }
+  await sql.affected(
+    `insert into steering_defaults (domain_id, protocol, port, host, path, status_min, status_max, body_contains, verify_tls,
+       interval_seconds, updated_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now())
+     on conflict (domain_id) do update set protocol = excluded.protocol, port = excluded.port, host = excluded.host,
+       path = excluded.path, status_min = excluded.status_min, status_max = excluded.status_max,
+       body_contains = excluded.body_contains, verify_tls = excluded.verify_tls, interval_seconds = excluded.interval_seconds,
+       updated_at = now()`,
+    [
+      domainId,
+      defaults.protocol,
+      defaults.port,
+      defaults.host,
+      defaults.path,
+      defaults.statusMin,
+      defaults.statusMax,
+      defaults.bodyContains,
+      defaults.verifyTls,
+      defaults.intervalSeconds,
+    ],
+  );
 }
 
 /** the zone of a check or of a steered RRset, for the write engine to read it by (undefined: none such) */

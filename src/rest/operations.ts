@@ -20,6 +20,7 @@ const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 const STEERING_CHECK =
   'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const STEERING_DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
 const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
   pools { minHealthy members { value checkId admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
 const CHANGED = 'owner type rdata ttl';
@@ -119,7 +120,7 @@ export const OPERATIONS = {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
   steeringVantages: `query SteeringVantages { steeringVantages { name seenAt isolated isolatedReason isolatedSince panic } }`,
   steering: `query Steering($name: String) {
-    domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } } }`,
+    domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } steeringDefaults { ${STEERING_DEFAULTS} } } }`,
   createSteeredRrset: `mutation CreateSteeredRrset($zone: String!, $input: SteeredRrsetInput!) {
     createSteeredRrset(zone: $zone, input: $input) { ${STEERED_RRSET} } }`,
   updateSteeredRrset: `mutation UpdateSteeredRrset($id: ID!, $input: SteeredRrsetInput!) {
@@ -129,6 +130,8 @@ export const OPERATIONS = {
     setSteeringMemberAdmin(id: $id, value: $value, admin: $admin) { ${STEERED_RRSET} } }`,
   reportSteeringStatus: `mutation ReportSteeringStatus($id: ID!, $up: Boolean!, $leaseSeconds: Int, $message: String) {
     reportSteeringStatus(id: $id, up: $up, leaseSeconds: $leaseSeconds, message: $message) { ${STEERING_CHECK} } }`,
+  setSteeringDefaults: `mutation SetSteeringDefaults($zone: String!, $input: SteeringDefaultsInput!) {
+    setSteeringDefaults(zone: $zone, input: $input) { ${STEERING_DEFAULTS} } }`,
   zoneViews: `query ZoneViews($zone: String!) {
     views { id name networks precedence tsigKeyName notify serial(zone: $zone) }
     viewOverlays(zone: $zone) { view owner type action records { ttl rdata } } }`,

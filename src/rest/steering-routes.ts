@@ -30,6 +30,19 @@ interface GqlCheck {
   leaseUntil: string | null;
 }
 
+/** a zone's defaults for new members' checks, as the GraphQL operation reads them */
+interface GqlDefaults {
+  protocol: string | null;
+  port: number | null;
+  host: string | null;
+  path: string | null;
+  statusMin: number | null;
+  statusMax: number | null;
+  bodyContains: string | null;
+  verifyTls: boolean | null;
+  intervalSeconds: number | null;
+}
+
 interface GqlRrset {
   id: string;
   zone: string;
@@ -82,6 +95,18 @@ const presentCheck = (c: GqlCheck) => ({
   latency_ms: c.latencyMs,
   checked_at: c.checkedAt,
   lease_until: c.leaseUntil,
+});
+
+const presentDefaults = (d: GqlDefaults) => ({
+  protocol: d.protocol,
+  port: d.port,
+  host: d.host,
+  path: d.path,
+  status_min: d.statusMin,
+  status_max: d.statusMax,
+  body_contains: d.bodyContains,
+  verify_tls: d.verifyTls,
+  interval_seconds: d.intervalSeconds,
 });
 
 const presentRrset = (r: GqlRrset) => ({
@@ -212,14 +237,32 @@ export const STEERING_SCHEMAS = {
     },
     required: ['name', 'seen_at', 'isolated', 'isolated_reason', 'isolated_since', 'panic'],
   },
+  SteeringDefaults: {
+    type: 'object',
+    description:
+      'A zone’s defaults for the check made for each new member of an octoDNS dynamic record; null where not set (the service’s default: https, port 443 or 80 by protocol, path /_dns, the record’s name as host, status 200–399, no body text, not verified, STEERING_CHECK_INTERVAL)',
+    properties: {
+      protocol: { ...nullable('string'), enum: ['http', 'https', 'tcp', null] },
+      port: nullable('integer'),
+      host: nullable('string'),
+      path: nullable('string'),
+      status_min: nullable('integer'),
+      status_max: nullable('integer'),
+      body_contains: nullable('string'),
+      verify_tls: nullable('boolean'),
+      interval_seconds: nullable('integer'),
+    },
+    required: ['protocol', 'port', 'host', 'path', 'status_min', 'status_max', 'body_contains', 'verify_tls', 'interval_seconds'],
+  },
   Steering: {
     type: 'object',
     properties: {
       zone: { type: 'string' },
       checks: { type: 'array', items: ref('SteeringCheck') },
       rrsets: { type: 'array', items: ref('SteeredRrset') },
+      defaults: ref('SteeringDefaults'),
     },
-    required: ['zone', 'checks', 'rrsets'],
+    required: ['zone', 'checks', 'rrsets', 'defaults'],
   },
 };
 
@@ -256,8 +299,10 @@ const POOL_ITEMS = {
 async function readSteering(
   runner: Runner,
   zone: unknown,
-): Promise<{ name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[] }> {
-  const data = await runner.run<{ domain: { name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[] } }>('steering', {
+): Promise<{ name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[]; steeringDefaults: GqlDefaults }> {
+  const data = await runner.run<{
+    domain: { name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[]; steeringDefaults: GqlDefaults };
+  }>('steering', {
     name: zone,
   });
   return data.domain;
@@ -362,7 +407,12 @@ export const STEERING_ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       const steering = await readSteering(runner, inputs.zone);
       return {
-        body: { zone: steering.name, checks: steering.steeringChecks.map(presentCheck), rrsets: steering.steeredRrsets.map(presentRrset) },
+        body: {
+          zone: steering.name,
+          checks: steering.steeringChecks.map(presentCheck),
+          rrsets: steering.steeredRrsets.map(presentRrset),
+          defaults: presentDefaults(steering.steeringDefaults),
+        },
       };
     },
   },
@@ -436,6 +486,44 @@ export const STEERING_ROUTES: RouteSpec[] = [
         admin: inputs.admin,
       });
       return { body: presentRrset(data.setSteeringMemberAdmin) };
+    },
+  },
+  {
+    method: 'put',
+    path: '/domain/steering/:zone/defaults',
+    operationId: 'putSteeringDefaults',
+    tag: 'steering',
+    names: 'zone',
+    status: 200,
+    summary:
+      'Replaces the zone’s defaults for the check made for each new member of an octoDNS dynamic record (a field not sent is unset: the service’s default applies); a check that exists keeps what it has; needs write access to some record of the zone',
+    params: ZONE_PARAM,
+    body: {
+      protocol: { kind: 'string', choices: ['http', 'https', 'tcp'], description: 'http, https or tcp (default https)' },
+      port: { kind: 'int', description: 'default 443 (https) or 80 (http); a TCP default names one', max: 65_535 },
+      host: { kind: 'string', description: 'HTTP(S): the Host header and TLS server name (default: the record’s name)' },
+      path: { kind: 'string', description: 'HTTP(S): the path asked for (default /_dns)' },
+      status_min: { kind: 'int', description: 'the lowest status that passes (default 200)', max: 599 },
+      status_max: { kind: 'int', description: 'the highest status that passes (default 399)', max: 599 },
+      body_contains: { kind: 'string', description: 'HTTP(S): a text the body must contain' },
+      verify_tls: { kind: 'string', choices: ['true', 'false'], description: 'HTTPS: verify the certificate (default false)' },
+      interval_seconds: { kind: 'int', description: 'seconds between two probes, 1–300 (default STEERING_CHECK_INTERVAL)', max: 300 },
+    },
+    response: ref('SteeringDefaults'),
+    async handle(inputs, runner) {
+      const input = {
+        protocol: inputs.protocol ?? null,
+        port: inputs.port ?? null,
+        host: inputs.host ?? null,
+        path: inputs.path ?? null,
+        statusMin: inputs.status_min ?? null,
+        statusMax: inputs.status_max ?? null,
+        bodyContains: inputs.body_contains ?? null,
+        verifyTls: inputs.verify_tls === undefined || inputs.verify_tls === null ? null : inputs.verify_tls === 'true',
+        intervalSeconds: inputs.interval_seconds ?? null,
+      };
+      const data = await runner.run<{ setSteeringDefaults: GqlDefaults }>('setSteeringDefaults', { zone: inputs.zone, input });
+      return { body: presentDefaults(data.setSteeringDefaults) };
     },
   },
   {

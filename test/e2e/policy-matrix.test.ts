@@ -931,6 +931,24 @@ function touchCheckOp(
   };
 }
 
+/** set a zone's steering defaults (its new members' checks): written where a check of the zone may be */
+function steeringDefaultsOp(id: string, call: (key: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const expected = writeCheck(p, zone, 'ZONE_NOT_FOUND');
+        await attempt(`${id} ${zone}`, expected, () => call(key, zone));
+        const { rowCount } = await db.query(`select 1 from steering_defaults s join domains d on d.id = s.domain_id where d.name = $1`, [
+          zone,
+        ]);
+        expect({ zone, set: (rowCount ?? 0) > 0 }).toEqual({ zone, set: expected === 'ok' });
+        await admin(`mutation($z: String!) { setSteeringDefaults(zone: $z, input: {}) { port } }`, { z: zone });
+      }
+    },
+  };
+}
+
 // ---- change requests (docs/changes.md, «Review»): a request is its zone's; a review is a person's ----
 
 /** a review (approve, reject, cancel) of a request of the zone: a person of the account whose role writes it */
@@ -2134,6 +2152,9 @@ const OPS: Op[] = [
     () => ({ name: `pm-${next()}`, protocol: 'external' }),
     'ZONE_NOT_FOUND',
   ),
+  steeringDefaultsOp('PUT /domain/steering/:zone/defaults', (key, zone) =>
+    rest(key, 'put', `/domain/steering/${zone}/defaults`, { body: { interval_seconds: 30 } }),
+  ),
   importOp('POST /domain/import/:zone', (key, zone, text) =>
     rest(key, 'post', `/domain/import/${zone}`, { body: { text, mode: 'MERGE' } }),
   ),
@@ -2434,6 +2455,9 @@ const OPS: Op[] = [
     (key, id) => gql(key, `mutation($id: ID!) { reportSteeringStatus(id: $id, up: false, leaseSeconds: 30) { id } }`, { id }),
     false,
     () => ({ name: `pm-${next()}`, protocol: 'external' }),
+  ),
+  steeringDefaultsOp('Mutation.setSteeringDefaults', (key, zone) =>
+    gql(key, `mutation($z: String!) { setSteeringDefaults(zone: $z, input: {intervalSeconds: 30}) { intervalSeconds } }`, { z: zone }),
   ),
   touchCheckOp('Mutation.updateSteeringCheck', (key, id) =>
     gql(key, `mutation($id: ID!, $i: SteeringCheckInput!) { updateSteeringCheck(id: $id, input: $i) { id } }`, { id, i: CHECK_INPUT() }),

@@ -7,23 +7,16 @@
  * and an HTTPS with alpn (`alpn=h2,h3`), beside ordinary records. What the two servers read back of it is compared
  * too, text for text.
  *
- * The wheels are the released ones of ../shared/tools/wheels (OCTODNS_WHEELS names another folder), installed in a
- * venv of Debian's python3 that sees Debian's python3-* packages (scripts/ensure-test-tools.sh installs those
- * octoDNS needs); fqdn, which Debian does not package, comes from the machine's Python package index. The venv is
- * kept in the temp folder for the next run.
+ * The wheels are the released ones (test/support/octodns.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createUser, createUserKey } from '../support/fixtures';
-import { runProcess } from '../support/pebble';
+import { octodnsSync, octodnsVenv, powerDnsProvider } from '../support/octodns';
 import { startPowerDns, PowerDnsServer } from '../support/powerdns-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
-const OCTODNS = '1.22.0';
-const OCTODNS_POWERDNS = '1.2.0';
-const WHEELS = process.env.OCTODNS_WHEELS ?? path.resolve(__dirname, '../../../shared/tools/wheels');
-const VENV = path.join(os.tmpdir(), `zonekeeper-octodns-${OCTODNS}-${OCTODNS_POWERDNS}`);
 const ZONE = 'octo.test.';
 
 /** a 2048-bit RSA key's DKIM record as a sender publishes it: 410 octets, `;` escaped as octoDNS wants it in YAML */
@@ -93,45 +86,9 @@ let app: TestApp;
 let work: string;
 let userKey: string;
 
-/** the venv with octoDNS, made once (in a folder of its own, then renamed: a run cut short leaves no half venv) */
-async function octodnsVenv(): Promise<string> {
-  const python = path.join(VENV, 'bin', 'python');
-  if (existsSync(python)) return python;
-  if (!existsSync(WHEELS))
-    throw new Error(`the octoDNS wheels are not at ${WHEELS} (../shared/tools/wheels; OCTODNS_WHEELS names another folder)`);
-  const building = `${VENV}.${process.pid}`;
-  rmSync(building, { recursive: true, force: true });
-  const steps: [string, string[]][] = [
-    // Debian's python3, whose venv sees Debian's python3-yaml, -requests, -dnspython, -natsort, -dateutil
-    ['/usr/bin/python3', ['-m', 'venv', '--system-site-packages', building]],
-    [
-      path.join(building, 'bin', 'pip'),
-      ['install', '--quiet', '--retries', '0', '--find-links', WHEELS, `octodns==${OCTODNS}`, `octodns-powerdns==${OCTODNS_POWERDNS}`],
-    ],
-  ];
-  for (const [bin, args] of steps) {
-    const run = await runProcess(bin, args, {});
-    if (run.code !== 0) throw new Error(`${bin} ${args.join(' ')}: ${run.output.slice(-2000)}`);
-  }
-  try {
-    renameSync(building, VENV);
-  } catch (error) {
-    // another run made it meanwhile: that one serves
-    rmSync(building, { recursive: true, force: true });
-    if (!existsSync(python)) throw error;
-  }
-  return python;
-}
-
 /** `octodns-sync` of the zone to both servers (`--doit` applies the plan), its output (octoDNS logs to stderr) */
-async function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
-  const python = await octodnsVenv();
-  const run = await runProcess(python, ['-m', 'octodns.cmds.sync', '--config-file', path.join(work, config), ...(doit ? ['--doit'] : [])], {
-    POWERDNS_KEY: powerDns.apiKey,
-    ZONEKEEPER_KEY: userKey,
-  });
-  if (run.code !== 0) throw new Error(`octodns-sync: ${run.output.slice(-3000)}`);
-  return run.output;
+function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
+  return octodnsSync(path.join(work, config), doit, { POWERDNS_KEY: powerDns.apiKey, ZONEKEEPER_KEY: userKey });
 }
 
 /** a server's rrsets of the zone, `<name> <type> <content>` each, read back through its PowerDNS API */
@@ -157,23 +114,19 @@ beforeAll(async () => {
     octodnsVenv(),
   ]);
   userKey = await createUserKey(app, await createUser(app, 'octodns@octo.test'));
-  const provider = (baseUrl: string, key: string) => {
-    const url = new URL(baseUrl);
-    return `    class: octodns_powerdns.PowerDnsProvider\n    host: ${url.hostname}\n    port: ${url.port}\n    scheme: http\n    api_key: env/${key}\n`;
-  };
   mkdirSync(path.join(work, 'zones'));
   writeFileSync(path.join(work, 'zones', `${ZONE}yaml`), ZONE_YAML);
   writeFileSync(
     path.join(work, 'config.yaml'),
     `providers:\n  config:\n    class: octodns.provider.yaml.YamlProvider\n    directory: ${path.join(work, 'zones')}\n    enforce_order: false\n` +
-      `  powerdns:\n${provider(powerDns.baseUrl, 'POWERDNS_KEY')}  zonekeeper:\n${provider(app.baseUrl, 'ZONEKEEPER_KEY')}` +
+      `  powerdns:\n${powerDnsProvider(powerDns.baseUrl, 'POWERDNS_KEY')}  zonekeeper:\n${powerDnsProvider(app.baseUrl, 'ZONEKEEPER_KEY')}` +
       `zones:\n  ${ZONE}:\n    sources: [config]\n    targets: [powerdns, zonekeeper]\n`,
   );
   writeFileSync(path.join(work, 'zones', `${DYNAMIC_ZONE}yaml`), DYNAMIC_ZONE_YAML);
   writeFileSync(
     path.join(work, 'config-dynamic.yaml'),
     `providers:\n  config:\n    class: octodns.provider.yaml.YamlProvider\n    directory: ${path.join(work, 'zones')}\n    enforce_order: false\n` +
-      `  zonekeeper:\n${provider(app.baseUrl, 'ZONEKEEPER_KEY')}    enable_dynamic: true\n` +
+      `  zonekeeper:\n${powerDnsProvider(app.baseUrl, 'ZONEKEEPER_KEY')}    enable_dynamic: true\n` +
       `zones:\n  ${DYNAMIC_ZONE}:\n    sources: [config]\n    targets: [zonekeeper]\n`,
   );
 }, 120_000);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ApiError, gql, print, UsageError } from '../shared';
 
 const CHECK = 'id name protocol status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
 const RRSET = `id owner type ttl served allDown backup
   pools { minHealthy members { value admin weight healthy condition check { name status since heldSince lastError latencyMs leaseUntil } } }`;
 
@@ -72,6 +73,32 @@ const memberRows = (rrset: Rrset) =>
     })),
   );
 
+/** a zone's defaults as rows, one per setting; one not set shows the service's default that applies */
+const SERVICE_DEFAULTS: Record<string, string> = {
+  protocol: 'https',
+  port: '443 (https), 80 (http)',
+  host: 'the record’s name',
+  path: '/_dns',
+  statusMin: '200',
+  statusMax: '399',
+  bodyContains: 'any body',
+  verifyTls: 'false',
+  intervalSeconds: 'STEERING_CHECK_INTERVAL',
+};
+const defaultsRows = (defaults: Record<string, unknown>) =>
+  Object.entries(SERVICE_DEFAULTS).map(([setting, fallback]) => ({
+    setting,
+    value: defaults[setting] ?? '',
+    applies: defaults[setting] ?? `${fallback} (the service's)`,
+  }));
+
+/** a whole number option, or a usage error naming it */
+function wholeNumber(option: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  if (!/^\d{1,5}$/.test(text)) throw new UsageError(`${option} is a whole number (got "${text}")`);
+  return Number(text);
+}
+
 const MEMBER_COLUMNS = ['pool', 'value', 'admin', 'healthy', 'served', 'check', 'condition', 'since', 'latencyMs', 'lastError'];
 
 /**
@@ -130,6 +157,62 @@ export function registerSteeringCommands(program: Command): void {
         print(program, memberRows(changed), MEMBER_COLUMNS);
       }
     });
+  steering
+    .command('defaults <zone>')
+    .description('the zone’s defaults for the check made for each new member of an octoDNS dynamic record')
+    .action(async (zone: string) => {
+      const data = await gql(`query($z: String!) { domain(name: $z) { steeringDefaults { ${DEFAULTS} } } }`, { z: zone });
+      if (program.opts().json) print(program, data.domain.steeringDefaults);
+      else print(program, defaultsRows(data.domain.steeringDefaults), ['setting', 'value', 'applies']);
+    });
+  steering
+    .command('set-defaults <zone>')
+    .description(
+      'replace the zone’s defaults for new members’ checks (octoDNS dynamic records); an option not given is unset, the service’s default applying; existing checks keep what they have',
+    )
+    .option('--protocol <protocol>', 'http, https or tcp')
+    .option('--port <port>', 'the port probed (a TCP default names one)')
+    .option('--host <name>', 'HTTP(S): the Host header and TLS server name')
+    .option('--path <path>', 'HTTP(S): the path asked for')
+    .option('--status <min-max>', 'HTTP(S): the status range that passes, e.g. 200-299')
+    .option('--body <text>', 'HTTP(S): a text the body must contain')
+    .option('--verify-tls', 'HTTPS: verify the certificate')
+    .option('--interval <seconds>', 'seconds between two probes, 1–300')
+    .action(
+      async (
+        zone: string,
+        options: {
+          protocol?: string;
+          port?: string;
+          host?: string;
+          path?: string;
+          status?: string;
+          body?: string;
+          verifyTls?: boolean;
+          interval?: string;
+        },
+      ) => {
+        const status = options.status === undefined ? undefined : /^(\d{3})-(\d{3})$/.exec(options.status);
+        if (status === null) throw new UsageError(`--status is a range MIN-MAX, e.g. 200-299 (got "${options.status}")`);
+        const input = {
+          protocol: options.protocol ?? null,
+          port: wholeNumber('--port', options.port),
+          host: options.host ?? null,
+          path: options.path ?? null,
+          statusMin: status ? Number(status[1]) : null,
+          statusMax: status ? Number(status[2]) : null,
+          bodyContains: options.body ?? null,
+          verifyTls: options.verifyTls ?? null,
+          intervalSeconds: wholeNumber('--interval', options.interval),
+        };
+        const data = await gql(
+          `mutation($z: String!, $i: SteeringDefaultsInput!) { setSteeringDefaults(zone: $z, input: $i) { ${DEFAULTS} } }`,
+          { z: zone, i: input },
+        );
+        if (program.opts().json) print(program, data.setSteeringDefaults);
+        else print(program, defaultsRows(data.setSteeringDefaults), ['setting', 'value', 'applies']);
+      },
+    );
   steering
     .command('report <zone> <check> <status>')
     .description('report an external check’s status, up or down; it holds for the lease, then counts as down')

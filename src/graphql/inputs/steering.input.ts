@@ -43,6 +43,42 @@ export class SteeringCheckInput {
   intervalSeconds?: number | null;
 }
 
+@InputType({
+  description:
+    'A zone’s defaults for the checks made for new members of octoDNS dynamic records (docs/steering.md); a field not given is not set (the service’s default applies). The whole set is replaced.',
+})
+export class SteeringDefaultsInput {
+  @Field(() => String, { nullable: true, description: 'http, https or tcp (none: https).' })
+  protocol?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'None: 443 (https) or 80 (http); a TCP default names one.' })
+  port?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): the Host header and TLS server name (none: the record’s name).' })
+  @MaxLength(253, { message: 'host must be at most 253 characters' })
+  host?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): the path (none: /_dns).' })
+  @MaxLength(1024, { message: 'path must be at most 1024 characters' })
+  path?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'None: 200.' })
+  statusMin?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'None: 399.' })
+  statusMax?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): a text the body must contain.' })
+  @MaxLength(255, { message: 'bodyContains must be at most 255 characters' })
+  bodyContains?: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'HTTPS: verify the certificate (none: not verified).' })
+  verifyTls?: boolean | null;
+
+  @Field(() => Int, { nullable: true, description: '1–300 seconds; none: STEERING_CHECK_INTERVAL.' })
+  intervalSeconds?: number | null;
+}
+
 @InputType()
 export class SteeringMemberInput {
   @Field({ description: 'An address (A, AAAA) or a target (CNAME).' })

@@ -9,10 +9,11 @@ import {
   SteeringChangeType,
   SteeringCheckType,
   SteeringCondition,
+  SteeringDefaultsType,
   SteeringVantageType,
   SteeringVoteType,
 } from '../types/steering.type';
-import { SteeredRrsetInput, SteeringCheckInput } from '../inputs/steering.input';
+import { SteeredRrsetInput, SteeringCheckInput, SteeringDefaultsInput } from '../inputs/steering.input';
 import { parseId } from '../inputs/ids';
 
 /** the input with its members' check ids read as numbers */
@@ -41,6 +42,21 @@ export class SteeringResolver {
   })
   steeredRrsets(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     return ctx.services.steering.rrsetsOfZone(ctx, domain);
+  }
+
+  @FieldResolver(() => SteeringDefaultsType, {
+    description: 'The zone’s defaults for the checks made for new members of octoDNS dynamic records (setSteeringDefaults).',
+  })
+  steeringDefaults(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.defaultsOfZone(ctx, domain);
+  }
+
+  @Mutation(() => SteeringDefaultsType, {
+    description:
+      'Replaces the zone’s defaults for the checks made for new members of octoDNS dynamic records (a field not given is unset: the service’s default applies). A check that exists keeps what it has. Needs write access to some record of the zone.',
+  })
+  setSteeringDefaults(@Arg('zone') zone: string, @Arg('input') input: SteeringDefaultsInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.setDefaults(ctx, zone, input);
   }
 
   @Mutation(() => SteeringCheckType, { description: 'Adds a health check to a zone; the key must be able to write some record of it.' })

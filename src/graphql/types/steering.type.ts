@@ -161,6 +161,40 @@ export class SteeringCheckType {
   heldSince!: Date | null;
 }
 
+@ObjectType('SteeringDefaults', {
+  simpleResolvers: true,
+  description:
+    'A zone’s defaults for the check made for each new member of an octoDNS dynamic record (docs/steering.md): each field null where not set, the service’s default applying (octoDNS’s health check: HTTPS, port 443, path /_dns, the record’s name as Host). A check that exists keeps what it has.',
+})
+export class SteeringDefaultsType {
+  @Field(() => String, { nullable: true, description: 'http, https or tcp; none: https.' })
+  protocol!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'None: 443 (https) or 80 (http); a TCP default names one.' })
+  port!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): the Host header and TLS server name (SNI); none: the record’s name.' })
+  host!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): the path asked for; none: /_dns.' })
+  path!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'HTTP(S): the lowest status that passes; none: 200.' })
+  statusMin!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'HTTP(S): the highest status that passes; none: 399.' })
+  statusMax!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'HTTP(S): a text the body must contain; none: any body.' })
+  bodyContains!: string | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'HTTPS: verify the certificate; none: not verified.' })
+  verifyTls!: boolean | null;
+
+  @Field(() => Int, { nullable: true, description: 'Seconds between two probes, 1–300; none: STEERING_CHECK_INTERVAL.' })
+  intervalSeconds!: number | null;
+}
+
 @ObjectType('SteeringMember', { simpleResolvers: true, description: 'One value of a pool, and whether it is served when its pool is.' })
 export class SteeringMemberType {
   @Field({ description: 'The address (A, AAAA) or target (CNAME).' })

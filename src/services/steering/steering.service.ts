@@ -33,9 +33,13 @@ import {
   rrsetsOfZone,
   rrsetsUsingCheck,
   recentServedChanges,
+  saveSteeringDefaults,
+  steeringDefaultsOf,
   ServedChangeRow,
   saveReport,
   SteeredType,
+  NO_STEERING_DEFAULTS,
+  SteeringDefaults,
   SteeringPool,
   STEERED_TYPES,
   updateCheck,
@@ -68,6 +72,9 @@ export interface SteeringCheckInput {
   verifyTls?: boolean | null;
   intervalSeconds?: number | null;
 }
+
+/** a zone's defaults for new members' checks: each field not given (or null) is not set */
+export type SteeringDefaultsInput = { [K in keyof Omit<SteeringCheckInput, 'name' | 'address'>]?: SteeringCheckInput[K] | null };
 
 export interface SteeringMemberInput {
   value: string;
@@ -267,6 +274,34 @@ export class SteeringService {
     return (await checkById(ctx.db, id)) as CheckRow;
   }
 
+  // -- a zone's defaults for the checks made for new members (octoDNS's dynamic records)
+
+  async defaultsOfZone(ctx: RequestContext, zone: { id: number; name: string }): Promise<SteeringDefaults> {
+    if (!seesZone(ctx.principal.policy, zone.name)) return NO_STEERING_DEFAULTS;
+    return steeringDefaultsOf(ctx.db, zone.id);
+  }
+
+  /**
+   * Replaces the zone's defaults (what is not given is unset: the service's default applies). They apply to the
+   * checks made from now on; a check that exists keeps what it has. Who may: as for a check of the zone.
+   */
+  async setDefaults(ctx: RequestContext, zoneName: string, input: SteeringDefaultsInput): Promise<SteeringDefaults> {
+    const zone = normaliseZoneName(zoneName);
+    const defaults = parseSteeringDefaults(input);
+    await this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: zone }, owner: '@', steering: true },
+      async (change) => {
+        change.requireLock();
+        if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
+        await saveSteeringDefaults(change.connection, change.zone.id, defaults);
+      },
+    );
+    return defaults;
+  }
+
   // -- steered RRsets
 
   async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
@@ -348,10 +383,11 @@ export class SteeringService {
 
   /**
    * Takes an octoDNS dynamic record (a `LUA` record at `ownerName`, `content` as written) as the steered RRset of
-   * its type at the owner, created or replaced, with a check per address (octoDNS's default health check: HTTPS,
-   * port 443, path /_dns, the record's name as Host), in one change of the zone. The content is kept to be read
-   * back as written; a steered RRset that an earlier LUA record put at the owner under another type goes, and so
-   * do the checks no RRset follows any more.
+   * its type at the owner, created or replaced, with a check per address, in one change of the zone. A member that
+   * stays keeps the check it follows, as an operator may have changed it; a new member's check takes the zone's
+   * defaults, then octoDNS's default health check (memberCheckSettings). The content is kept to be read back as
+   * written; a steered RRset that an earlier LUA record put at the owner under another type goes, and so do the
+   * checks no RRset follows any more.
    */
   async writeOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string, ttl: number, content: string): Promise<void> {
     const dynamic = decodeOctodnsDynamic(content);
@@ -363,24 +399,24 @@ export class SteeringService {
       // as createRrset: the definition is a write of the RRset, whether or not its served records change now
       requireAllowed(ctx.principal.policy, { zone, owner, type: dynamic.type, access: 'write' });
       const host = `${owner === '@' ? zone : `${owner}.${zone}`}`.replace(/\.$/, '');
+      const atOwner = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner);
+      const current = atOwner.find((r) => r.type === dynamic.type);
       const checkIds = new Map<string, number>();
       if (dynamic.type !== 'CNAME') {
         const checks = await checksOfZone(change.connection, change.zone.id);
+        // a member that stays keeps the check it follows as it is: what an operator set there is not octoDNS's
+        const followed = new Map(current?.pools.flatMap((pool) => pool.members.map((m) => [m.value, m.checkId] as const)));
+        let defaults: SteeringDefaults | undefined;
         for (const value of new Set(dynamic.chain.flat().map((v) => v.value))) {
-          const definition = this.parseCheck({
-            ...OCTODNS_HEALTHCHECK,
-            name: octodnsCheckName(host, dynamic.type, value),
-            address: value,
-            host,
-          });
-          const existing = checks.find((c) => c.name === definition.name);
-          if (!existing)
-            checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition, this.settings.steering.externalLease));
-          else {
-            if (!sameCheck(existing, definition))
-              await updateCheck(change.connection, existing.id, definition, this.settings.steering.externalLease);
-            checkIds.set(value, existing.id);
+          const name = octodnsCheckName(host, dynamic.type, value);
+          const kept = checks.find((c) => c.id === followed.get(value)) ?? checks.find((c) => c.name === name);
+          if (kept) {
+            checkIds.set(value, kept.id);
+            continue;
           }
+          defaults ??= await steeringDefaultsOf(change.connection, change.zone.id);
+          const definition = this.parseCheck({ ...memberCheckSettings(defaults, host), name, address: value });
+          checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition, this.settings.steering.externalLease));
         }
       }
       const definition = await this.parseRrset(ctx, change, {
@@ -393,8 +429,6 @@ export class SteeringService {
         // all down: the record's own values, the catch-all pool's, as octoDNS serves them when every pool is down
         backup: dynamic.chain[0].map((v) => v.value),
       });
-      const atOwner = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner);
-      const current = atOwner.find((r) => r.type === dynamic.type);
       if (current) await updateRrset(change.connection, current.id, { ...definition, luaContent: content });
       else await insertRrset(change.connection, change.zone.id, { ...definition, luaContent: content });
       const removed = atOwner.filter((r) => r.type !== dynamic.type && r.luaContent != null);
@@ -509,64 +543,19 @@ export class SteeringService {
     const bad = (field: string, message: string) => problems.push({ field, code: 'INVALID_VALUE', message: `${field}: ${message}` });
     const name = String(input.name ?? '').trim();
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) bad('name', 'letters, digits, dot, dash and underscore, 1 to 63 of them');
-    const protocol = String(input.protocol ?? '').toLowerCase() as CheckDefinition['protocol'];
-    if (!(PROTOCOLS as readonly string[]).includes(protocol)) bad('protocol', `one of ${PROTOCOLS.join(', ')}`);
-    const intervalSeconds = input.intervalSeconds ?? null;
-    if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
-      bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
-    if (protocol === 'external') {
+    let address = '';
+    if (String(input.protocol ?? '').toLowerCase() === 'external') {
       // reported, not probed (reportSteeringStatus): nothing to connect to
-      for (const field of ['address', 'port', 'host', 'bodyContains'] as const)
-        if (input[field] != null && input[field] !== '') bad(field, 'an external check probes nothing: its status is reported');
-      if (problems.length) throw errorFromProblems(problems);
-      return {
-        name,
-        protocol,
-        address: '',
-        port: 0,
-        host: null,
-        path: '/',
-        statusMin: 200,
-        statusMax: 399,
-        bodyContains: null,
-        verifyTls: false,
-        intervalSeconds,
-      };
+      if (input.address != null && input.address !== '') bad('address', 'an external check probes nothing: its status is reported');
+    } else {
+      address = String(input.address ?? '').trim();
+      const outbound = mayConnect(address, this.settings.steering.allowNetworks);
+      if (!outbound.ok)
+        problems.push({ field: 'address', code: 'ADDRESS_NOT_ALLOWED', message: `address: ${outbound.reason} (STEERING_ALLOW_NETWORKS)` });
     }
-    const address = String(input.address ?? '').trim();
-    const outbound = mayConnect(address, this.settings.steering.allowNetworks);
-    if (!outbound.ok)
-      problems.push({ field: 'address', code: 'ADDRESS_NOT_ALLOWED', message: `address: ${outbound.reason} (STEERING_ALLOW_NETWORKS)` });
-    const port = input.port ?? (protocol === 'https' ? 443 : protocol === 'http' ? 80 : undefined);
-    if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) bad('port', 'a port 1–65535 (a TCP check names one)');
-    const http = protocol !== 'tcp';
-    const host = input.host?.trim().replace(/\.$/, '') || null;
-    if (host !== null && (!http || !/^[A-Za-z0-9_.-]{1,253}$/.test(host)))
-      bad('host', 'an HTTP(S) check’s host name (the Host header and the TLS server name)');
-    const path = input.path?.trim() || '/';
-    if (!path.startsWith('/') || path.length > 1024 || /\s/.test(path))
-      bad('path', 'an absolute path without spaces, at most 1024 characters');
-    const statusMin = input.statusMin ?? 200;
-    const statusMax = input.statusMax ?? 399;
-    if (!Number.isInteger(statusMin) || !Number.isInteger(statusMax) || statusMin < 100 || statusMax > 599 || statusMin > statusMax)
-      bad('statusMin', 'the expected status range lies within 100–599, its first not above its last');
-    const bodyContains = input.bodyContains ?? null;
-    if (bodyContains !== null && (!http || bodyContains.length < 1 || bodyContains.length > 255))
-      bad('bodyContains', 'an HTTP(S) check’s text of 1 to 255 characters');
+    const settings = parseCheckSettings(input, bad);
     if (problems.length) throw errorFromProblems(problems);
-    return {
-      name,
-      protocol,
-      address,
-      port: port as number,
-      host: http ? host : null,
-      path: http ? path : '/',
-      statusMin,
-      statusMax,
-      bodyContains: http ? bodyContains : null,
-      verifyTls: protocol === 'https' && input.verifyTls === true,
-      intervalSeconds,
-    };
+    return { name, address, ...settings };
   }
 
   private parseOwner(zone: string, input: SteeredRrsetInput): string {
@@ -639,8 +628,120 @@ export class SteeringService {
   }
 }
 
-/** octoDNS's default health check (octodns/record/base.py: healthcheck host, path, protocol, port) */
-const OCTODNS_HEALTHCHECK = { protocol: 'https', port: 443, path: '/_dns' } as const;
+/** what a check asks and expects, besides its name and address */
+type CheckSettings = Omit<CheckDefinition, 'name' | 'address'>;
+
+/**
+ * A check's settings read and completed with their defaults (port 80 or 443 by protocol, path /, status 200–399,
+ * no body text, the certificate not verified, STEERING_CHECK_INTERVAL); each problem told to `bad`, by field.
+ */
+function parseCheckSettings(input: Omit<SteeringCheckInput, 'name'>, bad: (field: string, message: string) => void): CheckSettings {
+  const protocol = String(input.protocol ?? '').toLowerCase() as CheckDefinition['protocol'];
+  if (!(PROTOCOLS as readonly string[]).includes(protocol)) bad('protocol', `one of ${PROTOCOLS.join(', ')}`);
+  const intervalSeconds = input.intervalSeconds ?? null;
+  if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
+    bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
+  if (protocol === 'external') {
+    for (const field of ['port', 'host', 'bodyContains'] as const)
+      if (input[field] != null && input[field] !== '') bad(field, 'an external check probes nothing: its status is reported');
+    return {
+      protocol,
+      port: 0,
+      host: null,
+      path: '/',
+      statusMin: 200,
+      statusMax: 399,
+      bodyContains: null,
+      verifyTls: false,
+      intervalSeconds,
+    };
+  }
+  const port = input.port ?? (protocol === 'https' ? 443 : protocol === 'http' ? 80 : undefined);
+  if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) bad('port', 'a port 1–65535 (a TCP check names one)');
+  const http = protocol !== 'tcp';
+  const host = input.host?.trim().replace(/\.$/, '') || null;
+  if (host !== null && (!http || !/^[A-Za-z0-9_.-]{1,253}$/.test(host)))
+    bad('host', 'an HTTP(S) check’s host name (the Host header and the TLS server name)');
+  const path = input.path?.trim() || '/';
+  if (!path.startsWith('/') || path.length > 1024 || /\s/.test(path))
+    bad('path', 'an absolute path without spaces, at most 1024 characters');
+  const statusMin = input.statusMin ?? 200;
+  const statusMax = input.statusMax ?? 399;
+  if (!Number.isInteger(statusMin) || !Number.isInteger(statusMax) || statusMin < 100 || statusMax > 599 || statusMin > statusMax)
+    bad('statusMin', 'the expected status range lies within 100–599, its first not above its last');
+  const bodyContains = input.bodyContains ?? null;
+  if (bodyContains !== null && (!http || bodyContains.length < 1 || bodyContains.length > 255))
+    bad('bodyContains', 'an HTTP(S) check’s text of 1 to 255 characters');
+  return {
+    protocol,
+    port: port as number,
+    host: http ? host : null,
+    path: http ? path : '/',
+    statusMin,
+    statusMax,
+    bodyContains: http ? bodyContains : null,
+    verifyTls: protocol === 'https' && input.verifyTls === true,
+    intervalSeconds,
+  };
+}
+
+/** octoDNS's default health check (octodns/record/base.py: healthcheck protocol, path; its port 443 is HTTPS's) */
+const OCTODNS_HEALTHCHECK = { protocol: 'https', path: '/_dns' } as const;
+
+/**
+ * What the check made for a new member of an octoDNS dynamic record asks and expects: the zone's defaults, then
+ * octoDNS's default health check with the record's name as Host and TLS server name. octodns-powerdns does not
+ * send the YAML's `octodns.healthcheck` (its marker holds pools and rules only), so these are set here.
+ */
+function memberCheckSettings(defaults: SteeringDefaults, recordName: string): Omit<SteeringCheckInput, 'name'> {
+  const protocol = defaults.protocol ?? OCTODNS_HEALTHCHECK.protocol;
+  return {
+    protocol,
+    port: defaults.port,
+    host: defaults.host ?? (protocol === 'tcp' ? null : recordName),
+    path: defaults.path ?? OCTODNS_HEALTHCHECK.path,
+    statusMin: defaults.statusMin,
+    statusMax: defaults.statusMax,
+    bodyContains: defaults.bodyContains,
+    verifyTls: defaults.verifyTls,
+    intervalSeconds: defaults.intervalSeconds,
+  };
+}
+
+/**
+ * A zone's defaults as given, checked as the check they lead to is (a TCP default names its port, a status range
+ * holds together with the default's other end); what is not given stays unset.
+ */
+function parseSteeringDefaults(input: SteeringDefaultsInput): SteeringDefaults {
+  const problems: ErrorDetail[] = [];
+  const bad = (field: string, message: string) => problems.push({ field, code: 'INVALID_VALUE', message: `${field}: ${message}` });
+  const given = <T>(value: T | null | undefined): T | null => (value === undefined || value === '' ? null : value);
+  const protocol = given(input.protocol)?.toLowerCase() ?? null;
+  if (protocol === 'external') bad('protocol', 'http, https or tcp: a member’s check probes the member’s address');
+  const defaults: SteeringDefaults = {
+    protocol: protocol as SteeringDefaults['protocol'],
+    port: given(input.port),
+    host: given(input.host),
+    path: given(input.path),
+    statusMin: given(input.statusMin),
+    statusMax: given(input.statusMax),
+    bodyContains: given(input.bodyContains),
+    verifyTls: given(input.verifyTls),
+    intervalSeconds: given(input.intervalSeconds),
+  };
+  // a record's name stands for the Host the check would take from it
+  const settings = parseCheckSettings(memberCheckSettings(defaults, 'www.example'), bad);
+  // what a check of another protocol would drop is refused here, not kept to apply to nothing
+  if (defaults.path !== null && settings.protocol === 'tcp') bad('path', 'an HTTP(S) check’s path: a TCP check asks for none');
+  if (defaults.verifyTls === true && settings.protocol !== 'https') bad('verifyTls', 'an HTTPS check’s: only HTTPS has a certificate');
+  if (problems.length) throw errorFromProblems(problems);
+  return {
+    ...defaults,
+    host: defaults.host === null ? null : settings.host,
+    path: defaults.path === null ? null : settings.path,
+  };
+}
+
 /** the prefix of the checks made for octoDNS's dynamic records: they go when no RRset follows them */
 const OCTODNS_CHECK_PREFIX = 'octodns_';
 
@@ -649,22 +750,6 @@ function octodnsCheckName(host: string, type: string, value: string): string {
   const readable = `${OCTODNS_CHECK_PREFIX}${host}_${type}_${value.replace(/:/g, '-')}`;
   if (readable.length <= 63) return readable;
   return `${OCTODNS_CHECK_PREFIX}${createHash('sha256').update(`${host} ${type} ${value}`).digest('hex').slice(0, 40)}`;
-}
-
-function sameCheck(a: CheckDefinition, b: CheckDefinition): boolean {
-  const keys: (keyof CheckDefinition)[] = [
-    'protocol',
-    'address',
-    'port',
-    'host',
-    'path',
-    'statusMin',
-    'statusMax',
-    'bodyContains',
-    'verifyTls',
-    'intervalSeconds',
-  ];
-  return keys.every((key) => a[key] === b[key]);
 }
 
 /** the checks made for octoDNS's dynamic records that no steered RRset of the zone follows any more */

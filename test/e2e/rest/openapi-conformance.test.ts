@@ -298,6 +298,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: { method: 'post', path: `/api/domain/steering/${f.zone}/check/conformance-external/status`, body: { up: 'true' } },
     bad: { method: 'post', path: `/api/domain/steering/${f.zone}/check/missing/status`, body: { up: 'true' } },
   }),
+  putSteeringDefaults: (f) => ({
+    good: { method: 'put', path: `/api/domain/steering/${f.zone}/defaults`, body: { path: '/healthz', status_min: 200, status_max: 299 } },
+    bad: { method: 'put', path: `/api/domain/steering/${f.zone}/defaults`, body: { protocol: 'tcp' } },
+  }),
   // views: the view `conformance` is made with the fixture
   getZoneViews: (f) => ({
     good: { method: 'get', path: `/api/domain/views/${f.zone}` },
