@@ -4,7 +4,8 @@
 # dnspython and certbot's dns-rfc2136 plugin; Unbound as a validating resolver; certbot, lego and the pebble ACME server with openssl for its
 # TLS certificate; PowerDNS Authoritative on SQLite, the reference of the PowerDNS API differential, and dns-lexicon, one of its clients; python3's venv
 # with octoDNS's dependencies that Debian packages, for the octoDNS test, test/powerdns/octodns.test.ts), PgBouncer in front of PostgreSQL,
-# pg_auto_failover (PostgreSQL 15) for the failover tests, and Chromium (headless) for the GraphiQL page.
+# pg_auto_failover (PostgreSQL 15) for the failover tests, iproute2 for the test hosts in network namespaces (steering's
+# vantages), and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 installed=$(mktemp)
 trap 'rm -f "$installed"' EXIT
@@ -20,6 +21,7 @@ ENSURE_INSTALLED_FLAG=$installed bash "$(dirname "$0")/ensure-debian-packages.sh
   /usr/lib/python3.11/ensurepip/__init__.py=python3-venv /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml \
   /usr/lib/python3/dist-packages/requests/__init__.py=python3-requests /usr/lib/python3/dist-packages/natsort/__init__.py=python3-natsort \
   /usr/lib/python3/dist-packages/dateutil/__init__.py=python3-dateutil \
+  ip=iproute2 \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # Installing the knot, bind9, nsd, unbound, pgbouncer and pdns packages may start the system's own servers; the tests
 # run their own. They are stopped right after an install, and only then: this script runs before every `npm test`

@@ -549,9 +549,9 @@ export async function vantageAgreement(
 /** sets whether a vantage is isolated, and why; answers whether that changed */
 export async function setVantageIsolation(sql: Sql, vantage: string, reason: string | null): Promise<boolean> {
   const changed = await sql.affected(
-    `update steering_vantages set isolated = $2 is not null, isolated_reason = $2,
-       isolated_since = case when $2 is null then null else coalesce(isolated_since, now()) end
-     where name = $1 and (isolated <> ($2 is not null) or isolated_reason is distinct from $2)`,
+    `update steering_vantages set isolated = $2::text is not null, isolated_reason = $2::text,
+       isolated_since = case when $2::text is null then null else coalesce(isolated_since, now()) end
+     where name = $1 and (isolated <> ($2::text is not null) or isolated_reason is distinct from $2::text)`,
     [vantage, reason],
   );
   return changed > 0;
