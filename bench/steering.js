@@ -18,7 +18,11 @@
  *   target p99 < 0.5 s
  * - the API meanwhile: one client reads one zone over REST (`GET /api/domain/list/zone/<zone>`, sequential, one
  *   request every READ_EVERY_MS): p50 / p99 at each step; target: the p99 with 1,000 checks as without
- * - CPU of the service and of PostgreSQL from /proc, over each step
+ * - vantages (docs/steering.md, «Vantages and the quorum»): STEERING_VANTAGES (default 2) places every check is
+ *   probed from: the service's own (`primary`) and, for each more, a prober process of its own (`ROLES=prober`, a
+ *   vantage of its own name, the same database); each check is then probed that many times an interval, and its
+ *   lag is read between a probe and the one of two probes before it (the same vantage's)
+ * - CPU of the service, of the other vantages' probers and of PostgreSQL from /proc, over each step
  * Writes bench/RESULTS-steering.md with the machine, the date and the load average (the machine is shared).
  * STEERING_CHECKS, STEERING_STEP_S change the run. Needs PostgreSQL on BENCH_ADMIN_URL (default
  * postgresql://postgres@127.0.0.1:5432/postgres) and a build (`npm run build`; the npm script builds).
@@ -32,10 +36,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { withDatabase } = require('./lib/database');
 const { machineInfo } = require('./lib/machine');
-const { busyProcesses, cpuBetween, processTimes, request, sleep } = require('./lib/proc');
+const { busyProcesses, cpuBetween, processTimes, request, sleep, startProcess } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
 
 const CHECKS = Number(process.env.STEERING_CHECKS || 1_000);
+const VANTAGES = Number(process.env.STEERING_VANTAGES || 2);
 const STEP_S = Number(process.env.STEERING_STEP_S || 60);
 const INTERVAL_S = 10;
 const PER_ZONE = 10;
@@ -138,14 +143,16 @@ async function steerZone(svc, zone, ports) {
 }
 
 /** one step: the API read and the probes seen for STEP_S, the CPU over it */
-async function measure(svc, endpoints, label, checks) {
+async function measure(svc, endpoints, label, checks, probers) {
   log(`${label}: measuring for ${STEP_S} s`);
   const from = Date.now();
   const until = from + STEP_S * 1000;
   const cpuBefore = processTimes();
   const loadBefore = os.loadavg();
   const reads = await readWhile(svc, 'z0.steer.bench', until);
-  const cpu = cpuBetween(cpuBefore, processTimes(), svc.pid);
+  const cpuAfter = processTimes();
+  const cpu = cpuBetween(cpuBefore, cpuAfter, svc.pid);
+  cpu.probers = probers.reduce((sum, prober) => sum + cpuBetween(cpuBefore, cpuAfter, prober.pid).service, 0);
   const loadAfter = os.loadavg();
   await sleep(1000); // the endpoints' last report
   const inStep = endpoints.probes.filter(([, at]) => at >= from && at < until);
@@ -157,7 +164,9 @@ async function measure(svc, endpoints, label, checks) {
   const lags = [];
   for (const times of byPort.values()) {
     times.sort((a, b) => a - b);
-    for (let i = 1; i < times.length; i++) if (times[i] >= from && times[i] < until) lags.push(times[i] - times[i - 1] - INTERVAL_S * 1000);
+    // each vantage probes each check once an interval: the probe VANTAGES before is the same vantage's
+    for (let i = VANTAGES; i < times.length; i++)
+      if (times[i] >= from && times[i] < until) lags.push(times[i] - times[i - VANTAGES] - INTERVAL_S * 1000);
   }
   const perSecond = new Map();
   for (const [, at] of inStep) perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
@@ -179,7 +188,7 @@ async function measure(svc, endpoints, label, checks) {
     load: [loadBefore, loadAfter],
   };
   log(
-    `${label}: ${result.probes} probes (${f1(result.probesPerSecond)}/s), lag p99 ${result.lag ? int(result.lag.p99) : '–'} ms, API p99 ${f1(result.api.p99)} ms, service CPU ${f1((100 * cpu.service) / STEP_S)}%`,
+    `${label}: ${result.probes} probes (${f1(result.probesPerSecond)}/s), lag p99 ${result.lag ? int(result.lag.p99) : '–'} ms, API p99 ${f1(result.api.p99)} ms, service CPU ${f1((100 * cpu.service) / STEP_S)}%, other vantages' CPU ${f1((100 * cpu.probers) / STEP_S)}%`,
   );
   return result;
 }
@@ -202,10 +211,30 @@ async function main() {
         logFile,
         env: { LOG_LEVEL: 'warn', STEERING_CHECK_INTERVAL: String(INTERVAL_S), STEERING_ALLOW_NETWORKS: '127.0.0.1/32', HEALTH_CHECK_INTERVAL: '0' },
       });
+      // the other vantages: a prober process each, on the same database
+      const probers = [];
+      for (let v = 1; v < VANTAGES; v++)
+        probers.push(
+          startProcess(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], {
+            cwd: ROOT,
+            logFile: path.join(TMP, `steering-prober-${v}.log`),
+            env: {
+              PATH: process.env.PATH,
+              HOME: process.env.HOME,
+              DATABASE_URL: databaseUrl,
+              API_KEY,
+              ROLES: 'prober',
+              STEERING_VANTAGE: `vantage-${v + 1}`,
+              LOG_LEVEL: 'warn',
+              STEERING_CHECK_INTERVAL: String(INTERVAL_S),
+              STEERING_ALLOW_NETWORKS: '127.0.0.1/32',
+            },
+          }),
+        );
       try {
         const user = await svc.api('POST', '/user/add', { email: 'steering@bench.example' });
         for (let z = 0; z < zones; z++) await svc.api('POST', '/domain/add', { user_id: user.id, zone: `z${z}.steer.bench` });
-        const results = [await measure(svc, endpoints, 'no checks', 0)];
+        const results = [await measure(svc, endpoints, 'no checks', 0, probers)];
         let made = 0;
         for (const target of [Math.min(100, CHECKS), CHECKS]) {
           if (target <= made) continue;
@@ -216,12 +245,13 @@ async function main() {
           log(`made in ${((Date.now() - started) / 1000).toFixed(1)} s; settling for two intervals`);
           made = target;
           await sleep(2 * INTERVAL_S * 1000);
-          results.push(await measure(svc, endpoints, `${int(made)} checks`, made));
+          results.push(await measure(svc, endpoints, `${int(made)} checks`, made, probers));
         }
         const states = await svc.graphql(`query { domain(name: "z0.steer.bench") { steeringChecks { status } } }`);
         results.statuses = states.domain.steeringChecks.map((c) => c.status);
         return results;
       } finally {
+        for (const prober of probers) await prober.stop();
         await svc.stop();
       }
     });
@@ -241,7 +271,7 @@ function write(m, loadStart, busyAtStart, steps) {
   const rows = steps
     .map(
       (s) =>
-        `| ${s.label} | ${int(s.probes)} (${f1(s.probesPerSecond)}/s; busiest second ${s.busiestSecond}) | ${s.lag ? `${int(s.lag.p50)} / ${int(s.lag.p99)} / ${int(s.lag.max)}` : '–'} | ${s.lateOverHalfSecond} | ${f1(s.api.p50)} / ${f1(s.api.p99)} / ${f1(s.api.max)} (${s.api.n}, ${s.apiFailed} failed) | ${f1((100 * s.cpu.service) / STEP_S)}% | ${f1((100 * s.cpu.postgres) / STEP_S)}% | ${load(s.load[0])} → ${load(s.load[1])} |`,
+        `| ${s.label} | ${int(s.probes)} (${f1(s.probesPerSecond)}/s; busiest second ${s.busiestSecond}) | ${s.lag ? `${int(s.lag.p50)} / ${int(s.lag.p99)} / ${int(s.lag.max)}` : '–'} | ${s.lateOverHalfSecond} | ${f1(s.api.p50)} / ${f1(s.api.p99)} / ${f1(s.api.max)} (${s.api.n}, ${s.apiFailed} failed) | ${f1((100 * s.cpu.service) / STEP_S)}% | ${f1((100 * s.cpu.probers) / STEP_S)}% | ${f1((100 * s.cpu.postgres) / STEP_S)}% | ${load(s.load[0])} → ${load(s.load[1])} |`,
     )
     .join('\n');
   const perProbe = full.bytesPerProbe;
@@ -255,18 +285,18 @@ Written by bench/steering.js; **do not edit by hand**. How to read it: docs/stee
 | commit | \`${m.commit.slice(0, 12)}\` (${m.commitSubject})${m.dirty ? ` + ${m.dirty} changed files` : ''} |
 | machine | ${m.cpuModel.replace(/ \d+-Core Processor/, '')}, ${m.nproc} CPUs, ${m.memoryGiB.toFixed(1)} GiB, kernel ${m.kernel}, Node ${m.node} |
 | other work on the machine | before the run: ${procs(busyAtStart)} |
-| run | \`STEERING_CHECKS=${CHECKS} STEERING_STEP_S=${STEP_S} node bench/steering.js\` |
+| run | \`STEERING_CHECKS=${CHECKS} STEERING_STEP_S=${STEP_S} STEERING_VANTAGES=${VANTAGES} node bench/steering.js\` |
 | load average (1 / 5 / 15 min) | ${load(loadStart)} at the start |
 
 The service: \`npm run serve\`, every role, \`STEERING_CHECK_INTERVAL=${INTERVAL_S}\`, the other \`STEERING_*\` settings at their
-defaults. ${CHECKS} HTTP endpoints on ports of 127.0.0.1 (one small Node server process), each the target of one
+defaults; ${VANTAGES} vantage${VANTAGES === 1 ? '' : 's'}: the service's own${VANTAGES > 1 ? ` and ${VANTAGES - 1} prober process${VANTAGES > 2 ? 'es' : ''} (\`ROLES=prober\`) of ${VANTAGES > 2 ? 'their' : 'its'} own, so that each check is probed ${VANTAGES} times an interval and decided by the quorum` : ''}. ${CHECKS} HTTP endpoints on ports of 127.0.0.1 (one small Node server process), each the target of one
 check; ${PER_ZONE} checks a zone, one steered A RRset a zone following them; every check passes (no transition: the
 steady state). Each step is measured for ${STEP_S} s after the new checks' first probes settled (two intervals). The
 API: one client reading one zone over REST (\`GET /api/domain/list/zone/<zone>\`), sequential, every ${READ_EVERY_MS} ms.
 PostgreSQL, the endpoints, the bench and whatever else ran share the ${m.nproc} CPUs.
 
-| step | probes in the step | scheduling lag p50 / p99 / max ms | probes > 0.5 s late | API read p50 / p99 / max ms (n) | service CPU | PostgreSQL CPU | load average |
-|---|---|---|---:|---|---:|---:|---|
+| step | probes in the step | scheduling lag p50 / p99 / max ms | probes > 0.5 s late | API read p50 / p99 / max ms (n) | service CPU | other vantages' CPU | PostgreSQL CPU | load average |
+|---|---|---|---:|---|---:|---:|---:|---|
 ${rows}
 
 - scheduling lag with ${int(full.checks)} checks: p99 **${full.lag ? int(full.lag.p99) : '–'} ms**; target < ${TARGET_LAG_P99_MS} ms: **${lagMet ? 'met' : 'missed'}**
