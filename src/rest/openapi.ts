@@ -273,7 +273,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
                 "the key's id, or the person's session's; null for a person acting before their session begins (joining by an invitation link)",
             },
             actor_key_name: { type: ['string', 'null'], description: "the key's name, or the person's e-mail address" },
-            actor_user_id: { type: ['integer', 'null'], description: "the acting key's user; null for an admin key" },
+            actor_user_id: {
+              type: ['integer', 'null'],
+              description: "the acting key's user, or the account a person acts in; null for an admin key, and a person in no account yet",
+            },
             actor_admin: { type: 'boolean' },
             subject: { type: ['string', 'null'], description: 'api-key:12, tsig-key:3, user:5, zone:example.com' },
             detail: { type: 'object' },

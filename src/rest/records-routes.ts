@@ -78,7 +78,7 @@ export const RECORD_ROUTES: RouteSpec[] = [
           );
           return { body: presentRecord(record) };
         },
-        // a zone under review, asked with Prefer: respond-async: the record proposed as a change set's ADD (docs/changes.md, «Review»)
+        // a zone under review, asked (Prefer: respond-async): the record proposed as a change set's ADD (docs/changes.md)
         async () => ({ zone: inputs.zone as string, changes: [{ kind: 'ADD', ...recordChange(inputs) }] }),
       );
     },
