@@ -1,12 +1,13 @@
+import { DomainError } from '../errors/catalogue';
 import { isUnderReview } from '../services/zones/change-requests.service';
 import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
-import { arrayOf, FieldSpec, ID_PARAM, ref, RouteResult, RouteSpec, Runner } from './route-spec';
+import { arrayOf, FieldSpec, ID_PARAM, Preferences, ref, RouteResult, RouteSpec, Runner } from './route-spec';
 
 /**
  * Review (docs/changes.md, «Review»), beside the documented paths: a zone's change requests listed and read, and
  * each approved, rejected or cancelled, by the same GraphQL operations as the API's (ChangeRequestsService
- * decides: a key approves nothing, NOT_SIGNED_IN; a person signs in by the console's cookie). And what every
- * REST write answers on a zone under review: 202, the change request it became.
+ * decides: a key approves nothing, NOT_SIGNED_IN; a person signs in by the console's cookie). And what a REST
+ * write answers on a zone under review: 202, the change request it became (a documented path's, only when asked).
  */
 
 /** the change request's statuses as the API names them; `ALL`: every one */
@@ -17,12 +18,16 @@ const COMMENT: Record<string, FieldSpec> = {
 };
 
 /**
- * A write to a zone that requires approvals, proposed instead as a change request of `changes` and answered 202
- * with it, as the changes route answers (`{"zone", "changeRequest": {"id", "status", "requiredApprovals"}}`).
+ * A documented path's write (`proposes: 'when-preferred'`) to a zone that requires approvals: proposed instead as
+ * a change request of `changes` and answered 202 with it, as the changes route answers (`{"zone",
+ * "changeRequest": {"id", "status", "requiredApprovals"}}`), when the request prefers `respond-async` (RFC 7240
+ * §4.1). Without it the write is refused, 409 ZONE_UNDER_REVIEW, its message naming that header: a legacy
+ * client knows the path's one success body, and a 202 it never asked for would read as a write that was done.
  * `write` is the route's own write; any other refusal is its answer.
  */
 export async function writeOrPropose(
   runner: Runner,
+  preferences: Preferences,
   write: () => Promise<RouteResult>,
   proposal: () => Promise<{ zone: string; changes: ZoneChangeSpec[] }>,
 ): Promise<RouteResult> {
@@ -30,6 +35,7 @@ export async function writeOrPropose(
     return await write();
   } catch (error) {
     if (!isUnderReview(error)) throw error;
+    if (!preferences.respondAsync) throw withRestProposal(error as DomainError);
     const { zone, changes } = await proposal();
     const data = await runner.run<{ proposeZoneChange: { zone: string; id: string; status: string; requiredApprovals: number } }>(
       'proposeZoneChange',
@@ -38,6 +44,16 @@ export async function writeOrPropose(
     const { zone: name, ...changeRequest } = data.proposeZoneChange;
     return accepted(name, changeRequest);
   }
+}
+
+/** the refusal of a zone under review, naming besides the policy how this very request proposes the change */
+function withRestProposal(refusal: DomainError): DomainError {
+  const message = `${refusal.message}; or send this request again with the header "Prefer: respond-async" (RFC 7240): answered 202, the change request`;
+  return new DomainError(
+    refusal.code,
+    message,
+    refusal.details.map((detail) => (detail.code === refusal.code ? { ...detail, message } : detail)),
+  );
 }
 
 /** a write that became a change request: 202, the request (docs/changes.md, «Review») */

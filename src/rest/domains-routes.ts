@@ -181,7 +181,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       },
     },
     response: ref('ZoneChangesResult'),
-    proposes: true,
+    proposes: 'always',
     async handle(inputs, runner) {
       // a dry run is its own operation, so that the set's answer without it stays what it was
       if (dryRunOf(inputs.dry_run)) {
@@ -289,7 +289,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       },
       required: ['zone', 'added', 'removed', 'serial', 'dry_run', 'dropped', 'warnings'],
     },
-    proposes: true,
+    proposes: 'always',
     async handle(inputs, runner) {
       // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
       const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {

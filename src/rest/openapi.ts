@@ -10,10 +10,24 @@ const ERROR_STATUSES: Record<string, string> = {
   '403':
     'Forbidden (e.g. deleting the SOA, an admin-only operation, FORBIDDEN_BY_POLICY: the key’s policy, docs/least-privilege.md, or QUOTA_EXCEEDED: a quota of the user)',
   '404': 'Unknown or not visible user, zone or record',
-  '409': 'Conflict (duplicate, CNAME, TTL of the RRset, SOA serial not raised)',
+  '409':
+    'Conflict (duplicate, CNAME, TTL of the RRset, SOA serial not raised; ZONE_UNDER_REVIEW: the zone requires approvals, and the message says how to propose the change)',
   '413': 'Body too large',
   '422': 'Invalid input; every problem listed in details',
   '429': 'RATE_LIMITED: over the rate limit of the key, its user or the zone; Retry-After says when to come back',
+};
+
+/**
+ * The Prefer header of a documented path's write (RFC 7240): the only way such a path answers anything but its
+ * documented success, so a client generated from this document never meets an answer it was not told of
+ */
+const PREFER_RESPOND_ASYNC = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description:
+    'respond-async (RFC 7240 §4.1): on a zone that requires approvals, the write is proposed as a change request and answered 202 with it (the schema ChangeRequestAccepted; Preference-Applied: respond-async), nothing written. Without it such a write is refused, 409 ZONE_UNDER_REVIEW (docs/changes.md, «Review»)',
+  schema: { type: 'string' },
 };
 
 const schemaOf = (spec: FieldSpec) =>
@@ -81,6 +95,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
     const parameters = [
       ...Object.entries(route.params ?? {}).map(([name, spec]) => ({ name, in: 'path', required: true, schema: schemaOf(spec) })),
       ...Object.entries(route.query ?? {}).map(([name, spec]) => ({ name, in: 'query', required: false, schema: schemaOf(spec) })),
+      ...(route.proposes === 'when-preferred' ? [PREFER_RESPOND_ASYNC] : []),
     ];
     const required = Object.entries(route.body ?? {})
       .filter(([, spec]) => spec.required)
@@ -106,8 +121,9 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
     const withWarnings =
       route.method === 'get' ? success : { ...success, headers: { [WARNINGS_HEADER]: { $ref: '#/components/headers/Warnings' } } };
     const responses: Record<string, unknown> = { [String(route.status)]: withWarnings };
-    // a zone that requires approvals: the write is a change request, nothing written (docs/changes.md, «Review»)
-    if (route.proposes) {
+    // a zone that requires approvals: the write is a change request, nothing written (docs/changes.md, «Review»);
+    // a documented path keeps its one success answer, the 202 being only for a client that asks (its Prefer)
+    if (route.proposes === 'always') {
       const schema = { $ref: '#/components/schemas/ChangeRequestAccepted' };
       responses['202'] = {
         description: 'The zone requires approvals: the write became a change request, nothing written',
@@ -247,10 +263,20 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             id: { type: 'integer' },
             at: { type: 'string', format: 'date-time', description: 'for failed authentications: the start of their minute' },
             kind: { type: 'string' },
-            actor_key_type: { enum: ['api', 'tsig', null], description: 'the kind of key that acted; null when none did' },
-            actor_key_id: { type: ['integer', 'null'] },
-            actor_key_name: { type: ['string', 'null'] },
-            actor_user_id: { type: ['integer', 'null'], description: "the acting key's user; null for an admin key" },
+            actor_key_type: {
+              enum: ['api', 'tsig', 'session', null],
+              description: 'what acted: an API key, a TSIG key, a person signed in (session); null when none did',
+            },
+            actor_key_id: {
+              type: ['integer', 'null'],
+              description:
+                "the key's id, or the person's session's; null for a person acting before their session begins (joining by an invitation link)",
+            },
+            actor_key_name: { type: ['string', 'null'], description: "the key's name, or the person's e-mail address" },
+            actor_user_id: {
+              type: ['integer', 'null'],
+              description: "the acting key's user, or the account a person acts in; null for an admin key, and a person in no account yet",
+            },
             actor_admin: { type: 'boolean' },
             subject: { type: ['string', 'null'], description: 'api-key:12, tsig-key:3, user:5, zone:example.com' },
             detail: { type: 'object' },

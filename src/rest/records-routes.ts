@@ -66,10 +66,11 @@ export const RECORD_ROUTES: RouteSpec[] = [
     status: 201,
     body: RECORD_BODY,
     response: ref('Record'),
-    proposes: true,
-    handle(inputs, runner) {
+    proposes: 'when-preferred',
+    handle(inputs, runner, preferences) {
       return writeOrPropose(
         runner,
+        preferences,
         async () => {
           // GraphQL's createRecord (its resolver calls the same service method with its argument), run as `call`
           const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
@@ -77,7 +78,7 @@ export const RECORD_ROUTES: RouteSpec[] = [
           );
           return { body: presentRecord(record) };
         },
-        // a zone under review: the record proposed as a change set's ADD (docs/changes.md, «Review»)
+        // a zone under review, asked (Prefer: respond-async): the record proposed as a change set's ADD (docs/changes.md)
         async () => ({ zone: inputs.zone as string, changes: [{ kind: 'ADD', ...recordChange(inputs) }] }),
       );
     },
@@ -93,10 +94,11 @@ export const RECORD_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     body: RECORD_BODY,
     response: ref('Record'),
-    proposes: true,
-    handle(inputs, runner) {
+    proposes: 'when-preferred',
+    handle(inputs, runner, preferences) {
       return writeOrPropose(
         runner,
+        preferences,
         async () => {
           const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
           return { body: presentRecord(data.updateRecord) };
@@ -117,10 +119,11 @@ export const RECORD_ROUTES: RouteSpec[] = [
     summary: 'Delete a record',
     status: 204,
     params: ID_PARAM,
-    proposes: true,
-    handle(inputs, runner) {
+    proposes: 'when-preferred',
+    handle(inputs, runner, preferences) {
       return writeOrPropose(
         runner,
+        preferences,
         async () => {
           await runner.run('deleteRecord', { id: String(inputs.id) });
           return { empty: true };

@@ -110,10 +110,20 @@ export interface RouteSpec {
   response?: object;
   /**
    * a write that, on a zone that requires approvals, is proposed as a change request instead: 202 with the
-   * request (ChangeRequestAccepted; docs/changes.md, «Review»)
+   * request (ChangeRequestAccepted; docs/changes.md, «Review»). `always`: a path of this service's own, whose
+   * document names the 202. `when-preferred`: a documented path (a contract with legacy clients, whose
+   * generated code reads the one success body it always had): proposed only when the request asks for it,
+   * `Prefer: respond-async` (RFC 7240 §4.1); else refused 409 ZONE_UNDER_REVIEW, naming how to propose, and the
+   * document keeps the path's success answer as it was
    */
-  proposes?: true;
-  handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
+  proposes?: 'always' | 'when-preferred';
+  handle(inputs: Inputs, runner: Runner, preferences: Preferences): Promise<RouteResult>;
+}
+
+/** what the request asked of the answer (its Prefer header, RFC 7240) */
+export interface Preferences {
+  /** `respond-async`: a write to a zone under review proposed as a change request, answered 202 */
+  respondAsync: boolean;
 }
 
 /** an OpenAPI schema naming one of the document's components */

@@ -12,6 +12,7 @@ import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gate
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { databaseOf } from '../http/read-routing';
 import { sendJson } from '../http/send-json';
+import { PREFERENCE_APPLIED, prefersRespondAsync } from '../http/prefer';
 import { importBodyLimit, largeBodyTurn } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
@@ -307,9 +308,10 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
       async (req: Request, res: Response) => {
         try {
           const runner = runnerFor(principalOf(req)!, res);
+          const preferences = { respondAsync: prefersRespondAsync(req.headers.prefer) };
           let result: RouteResult;
           try {
-            result = await route.handle(readInputs(route, fields, req), runner);
+            result = await route.handle(readInputs(route, fields, req), runner, preferences);
           } catch (invalid) {
             // an object the caller cannot see is not found, whatever the body holds (checked only on this
             // error path: a valid request pays nothing for it)
@@ -330,6 +332,8 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           } else {
             const count = Array.isArray(result.body) ? result.body.length : 1;
             const status = result.status ?? route.status;
+            // a documented path's write proposed because the request asked for it (RFC 7240 §3)
+            if (status === 202 && route.proposes === 'when-preferred') res.set(PREFERENCE_APPLIED, 'respond-async');
             sendJson(res, status, restEnvelope === 'restknot' ? envelope(status, count, result.body) : result.body);
           }
         } catch (thrown) {

@@ -3,8 +3,9 @@
  * primary and its worker over one PostgreSQL database, what is served asked of the primary with dig: under a
  * two-approver policy a change set becomes a change request and nothing is served before its second approval;
  * self-approval and a viewer's approval are refused; a request whose RRset moved since it was planned is refused
- * on its last approval with the RRset named; REST's documented path answers 202 with the request; a request
- * scheduled a few seconds ahead is served by T + 2 s and a cancelled one never; the PowerDNS API and DNS UPDATE
+ * on its last approval with the RRset named; REST's documented path answers 202 with the request when asked
+ * (Prefer: respond-async) and 409 ZONE_UNDER_REVIEW otherwise; a request scheduled a few seconds ahead is
+ * served by T + 2 s and a cancelled one never; the PowerDNS API and DNS UPDATE
  * are refused with the policy named, except an ACME key's `_acme-challenge` TXT, which a renewal writes at once.
  * Every other write of a person's edge becomes a request too: REST's record add, edit and delete, an import
  * (GraphQL and REST, the RRsets the file changes) and a revert, each answered with the request and nothing
@@ -263,8 +264,20 @@ test("every other write of a person's edge becomes a request: REST's record writ
     expect(body).toMatchObject({ zone: ZONE, changeRequest: { status: 'PENDING', requiredApprovals: 2 } });
     return body.changeRequest.id as string;
   };
-  // REST's record add, edit and delete: 202 with the request, the body as the changes route's
-  const added = await restAs('erin', 'post', '/record/add').send({
+  // REST's record add, edit and delete (documented paths): refused 409 as a legacy client knows them, naming the
+  // preference; asked with Prefer: respond-async (RFC 7240), 202 with the request, the body as the changes route's
+  const refused = await restAs('erin', 'post', '/record/add').send({
+    zone: ZONE,
+    owner: 'proposed',
+    rtype: 'A',
+    rdata: '192.0.2.64',
+    ttl: 300,
+  });
+  expect(refused.status).toBe(409);
+  expect(refused.body).toMatchObject({ error: 'ZONE_UNDER_REVIEW', details: [{ field: 'zone', code: 'ZONE_UNDER_REVIEW' }] });
+  expect(refused.body.message).toContain('Prefer: respond-async');
+  expect((await restAs('erin', 'delete', `/record/delete/${ids.removed}`)).status).toBe(409);
+  const added = await restAs('erin', 'post', '/record/add').set('Prefer', 'respond-async').send({
     zone: ZONE,
     owner: 'proposed',
     rtype: 'A',
@@ -272,8 +285,9 @@ test("every other write of a person's edge becomes a request: REST's record writ
     ttl: 300,
   });
   expect(added.status).toBe(202);
+  expect(added.headers['preference-applied']).toBe('respond-async');
   const addId = pendingOf(added.body);
-  const edited = await restAs('erin', 'put', `/record/edit/${ids.edited}`).send({
+  const edited = await restAs('erin', 'put', `/record/edit/${ids.edited}`).set('Prefer', 'respond-async, wait=5').send({
     zone: ZONE,
     owner: 'edited',
     rtype: 'A',
@@ -282,7 +296,7 @@ test("every other write of a person's edge becomes a request: REST's record writ
   });
   expect(edited.status).toBe(202);
   const editId = pendingOf(edited.body);
-  const deleted = await restAs('erin', 'delete', `/record/delete/${ids.removed}`);
+  const deleted = await restAs('erin', 'delete', `/record/delete/${ids.removed}`).set('Prefer', 'RESPOND-ASYNC');
   expect(deleted.status).toBe(202);
   const deleteId = pendingOf(deleted.body);
   // a REST import: the RRsets the file changes

@@ -87,12 +87,15 @@ export interface AuditEvent {
 
 function rowOf(event: AuditEvent): AuditEventInsert {
   const actor = event.actor;
+  // a person acting before a session of theirs begins (joining by an invitation link, taking a recovery link, an
+  // OpenID Connect sign-in's grants): named by address, with no session and no account, rather than as 0
+  const beforeSession = actor?.via === 'session' && actor.keyId === 0;
   return {
     kind: event.kind,
     actorKeyType: actor ? (actor.via ?? 'api') : null,
-    actorKeyId: actor?.keyId ?? null,
+    actorKeyId: beforeSession ? null : (actor?.keyId ?? null),
     actorKeyName: actor?.keyName ?? null,
-    actorUserId: actor?.kind === 'user' ? actor.userId : null,
+    actorUserId: actor?.kind === 'user' && !(beforeSession && actor.userId === 0) ? actor.userId : null,
     actorAdmin: actor?.kind === 'admin',
     // a person by e-mail: an operator person's session too (of kind admin: actorAdmin)
     actorEmail: actor?.via === 'session' ? (actor.person?.email ?? null) : null,
@@ -116,7 +119,7 @@ export async function recordAuditEvent(sql: Sql, event: AuditEvent): Promise<voi
       audit: {
         kind: row.kind,
         actor:
-          row.actorKeyId === null
+          row.actorKeyType === null
             ? undefined
             : {
                 keyType: row.actorKeyType,

@@ -8,7 +8,14 @@ import { sessionHeaders, signIn } from '../../support/people';
  * envelope modes. An operation that this table does not call fails the test: a new route needs a line here.
  */
 /** `person`: made by the fixture's person signed in (a review is a person's), not with the admin key */
-type Call = { method: string; path: string; body?: Record<string, unknown>; query?: Record<string, string>; person?: true };
+type Call = {
+  method: string;
+  path: string;
+  body?: Record<string, unknown>;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  person?: true;
+};
 interface Fixture {
   userId: string;
   zone: string;
@@ -19,11 +26,17 @@ interface Fixture {
   spareRecordId: number;
 }
 
-/** a good call and a failing one for every operationId; `accepted`: a write to a zone under review, answered 202 */
+/**
+ * a good call and a failing one for every operationId; `accepted`: a write to a zone under review, answered 202
+ * (a documented path's only when it prefers respond-async, RFC 7240); `refused`: a documented path's write to it
+ * without that preference, answered 409 ZONE_UNDER_REVIEW as its document says
+ */
 /** another signer's KSK (multi-signer, RFC 8901): any 64 octets pass as an ECDSA P-256 DNSKEY here */
 const FOREIGN_DNSKEY = `257 3 13 ${Buffer.alloc(64, 7).toString('base64')}`;
 
-const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: Call }> = {
+const RESPOND_ASYNC = { Prefer: 'respond-async' };
+
+const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: Call; refused?: Call }> = {
   listRecords: () => ({ good: { method: 'get', path: '/api/record/list' }, bad: { method: 'get', path: '/api/record/list', query: {} } }),
   getRecord: (f) => ({
     good: { method: 'get', path: `/api/record/list/${f.recordId}` },
@@ -36,6 +49,12 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
       method: 'post',
       path: '/api/record/add',
       body: { zone: f.reviewZone, owner: 'proposed', rtype: 'A', rdata: '192.0.2.12', ttl: 3600 },
+      headers: RESPOND_ASYNC,
+    },
+    refused: {
+      method: 'post',
+      path: '/api/record/add',
+      body: { zone: f.reviewZone, owner: 'refused', rtype: 'A', rdata: '192.0.2.13', ttl: 3600 },
     },
   }),
   editRecord: (f) => ({
@@ -132,7 +151,8 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     bad: { method: 'get', path: '/api/domain/export/missing.example' },
   }),
   listAuditEvents: () => ({
-    good: { method: 'get', path: '/api/audit', query: { kind: 'user-created' } },
+    // every event, a person's sign-in and joining among them (the fixture's reviewer)
+    good: { method: 'get', path: '/api/audit' },
     bad: { method: 'get', path: '/api/audit', query: { kind: 'no-such-kind' } },
   }),
   listTsigKeys: (f) => ({
@@ -393,14 +413,25 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
   });
   afterAll(async () => app?.close());
 
-  /** the response schema for a status, with component references resolved through the document */
-  function validatorFor(operation: any, status: number, contentType: string) {
+  /** a schema of the document, with component references resolved through it */
+  const compiled = (schema: object) =>
+    ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/')));
+
+  /**
+   * the response schema for a status, with component references resolved through the document; a 202 that a
+   * request preferring respond-async asked of a documented path is what its Prefer parameter names
+   */
+  function validatorFor(operation: any, status: number, contentType: string, preferred = false) {
+    const prefers = (operation.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Prefer');
+    if (status === 202 && preferred && prefers && !operation.responses['202']) {
+      const accepted = compiled({ $ref: '#/components/schemas/ChangeRequestAccepted' });
+      return (body: any) => accepted(envelope === 'restknot' ? body?.data : body);
+    }
     const response = operation.responses[String(status)];
     if (!response) return undefined;
     const schema = response.content?.[contentType]?.schema;
     if (!schema) return () => true;
-    const rewritten = JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
-    return ajv.compile(rewritten);
+    return compiled(schema);
   }
 
   test('every documented operation has a good call and a bad call here', () => {
@@ -555,12 +586,13 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           call.query = { zone };
         }
         let req = (app.http as any)[call.method](call.path).set(call.person ? sessionHeaders(person) : { 'X-API-Key': ADMIN_KEY });
+        if (call.headers) req = req.set(call.headers);
         if (call.query) req = req.query(call.query);
         if (call.body) req = req.send(call.body);
         const res = await req;
         const label = `${op.operationId} (${kind}) ${call.method.toUpperCase()} ${call.path} → ${res.status}`;
         const contentType = String(res.headers['content-type'] ?? '').split(';')[0] || 'application/json';
-        const validate = validatorFor(op, res.status, contentType);
+        const validate = validatorFor(op, res.status, contentType, call.headers?.Prefer === 'respond-async');
         if (!validate) {
           mismatches.push(`${label}: status not documented`);
           continue;
@@ -571,6 +603,11 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
         if (kind === 'good' && res.status >= 300) mismatches.push(`${label}: the good call failed: ${res.text.slice(0, 200)}`);
         if (kind === 'accepted' && res.status !== 202)
           mismatches.push(`${label}: not accepted as a change request: ${res.text.slice(0, 200)}`);
+        if (
+          kind === 'refused' &&
+          (res.status !== 409 || body.error !== 'ZONE_UNDER_REVIEW' || !body.message.includes('Prefer: respond-async'))
+        )
+          mismatches.push(`${label}: not refused ZONE_UNDER_REVIEW naming the preference: ${res.text.slice(0, 200)}`);
         // the lists that take no input have no bad call: theirs is the same list again
         if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains', 'listWebhooks'].includes(op.operationId))
           mismatches.push(`${label}: the bad call succeeded`);
@@ -578,4 +615,23 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
     }
     expect(mismatches).toEqual([]);
   }, 60_000);
+
+  test('the audit log once a person signed in: their session acts, their joining names no session 0, and each event is as documented', async () => {
+    const res = await app.http.get('/api/audit').set('X-API-Key', ADMIN_KEY);
+    expect(res.status).toBe(200);
+    const validate = validatorFor(document.paths['/api/audit'].get, 200, 'application/json')!;
+    expect(validate(res.body) ? [] : (validate as any).errors).toEqual([]);
+    const events: any[] = envelope === 'restknot' ? res.body.data : res.body;
+    const byPerson = events.filter((event) => event.actor_key_name === `reviewer-${envelope}@example.org`);
+    const signedIn = byPerson.find((event) => event.kind === 'signed-in');
+    expect(signedIn).toMatchObject({ actor_key_type: 'session', actor_key_id: expect.any(Number), actor_user_id: Number(fixture.userId) });
+    expect(signedIn.actor_key_id).toBeGreaterThan(0);
+    // joined by the sign-in that began the session, before it: the person by address, with no session 0
+    expect(byPerson.find((event) => event.kind === 'member-joined')).toMatchObject({
+      actor_key_type: 'session',
+      actor_key_id: null,
+      actor_user_id: null,
+      subject: `user:${fixture.userId}`,
+    });
+  });
 });
