@@ -203,6 +203,7 @@ test('the landing screen shows the counts and the zones, each a link to its view
     'Failed transfers: 1',
     'DS to publish at the parent: 1',
     'Zones with health findings: 1',
+    'Failover held: 0',
   ]);
   for (const [title, zone] of [
     ['Secondaries behind', BEHIND],

@@ -69,3 +69,26 @@ test('the Steering tab shows each member’s state, and a member reported down g
   expect(await rrset.getByTestId('steering-changes').textContent()).toMatch(/192\.0\.2\.10 → 192\.0\.2\.99 \(pool 2\)/);
   await context.close();
 });
+
+test('a check held by the panic freeze shows failing and held on its member’s row, never up, and the home lists the zone under «Failover held»', async () => {
+  // the prober's freeze (test/integration/steering-prober.test.ts) leaves the check up and held; the page is read as the prober left it
+  await app.service.database.db.affected(
+    `update steering_checks set status = 'up', held = 'panic', held_since = now(), last_ok = false, last_error = 'connect ECONNREFUSED' where id = $1`,
+    [checkId],
+  );
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page: Page = await context.newPage();
+  await page.addInitScript(`sessionStorage.setItem('zonekeeper-console-key', ${JSON.stringify(userKey)})`);
+  await page.goto(`${app.baseUrl}/console/#/zone/${ZONE}/steering`);
+  const member = page.getByTestId('steered-app-A').getByTestId('member-192.0.2.10');
+  const status = member.getByTestId('member-status');
+  await status.filter({ hasText: 'Failing, held up by the panic freeze' }).waitFor({ timeout: 20_000 });
+  expect(await status.getAttribute('data-condition')).toBe('FROZEN');
+  expect(await status.textContent()).not.toMatch(/^Up/);
+  await page.goto(`${app.baseUrl}/console/#/`);
+  const home = page.getByRole('region', { name: 'Needs attention' });
+  await home.getByRole('heading', { name: /Failover held/ }).waitFor({ timeout: 20_000 });
+  expect(await home.textContent()).toMatch(/check origin fails but is held up by the panic freeze/);
+  expect(await home.textContent()).not.toMatch(/Nothing needs attention/);
+  await context.close();
+});

@@ -170,8 +170,12 @@ test('one vantage cut off takes nothing down and shows isolated within two inter
   const attention = (await gqlOk(`{ attention { steering { totalCount items { zone { name } detail } } } }`)).attention.steering;
   expect(attention.items[0].zone.name).toBe(ZONE);
   expect(attention.items[0].detail).toMatch(/vantage west is isolated/);
-  const events = await app.http.get('/api/events?types=steering.vantage&limit=10').set('X-API-Key', ADMIN_KEY);
-  expect(events.body.events).toEqual([expect.objectContaining({ data: expect.objectContaining({ vantage: 'west', isolated: true }) })]);
+  // the feed serves an event once every transaction older than its own has ended (src/repositories/events.ts)
+  const events = await waitFor('the steering.vantage event', async () => {
+    const feed = await app.http.get('/api/events?types=steering.vantage&limit=10').set('X-API-Key', ADMIN_KEY);
+    return feed.body.events.length ? feed.body.events : undefined;
+  });
+  expect(events).toEqual([expect.objectContaining({ data: expect.objectContaining({ vantage: 'west', isolated: true }) })]);
 
   // two endpoints really die: down within interval × fall and the publication's bound, by east's votes alone
   const killed = Date.now();
