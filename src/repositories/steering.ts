@@ -366,22 +366,24 @@ export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void>
 }
 
 /**
- * Registers a vantage (a prober process says it is alive, STEERING_VANTAGE) and gives it a vote row for every
- * probed check that has none yet, due now: a new vantage probes every check at once. Answers why it is isolated
+ * Registers a vantage (a prober process says it is alive, STEERING_VANTAGE) and, `withVotes`, gives it a vote row
+ * for every probed check that has none yet, due now: a new vantage probes every check at once (a check made while
+ * the vantage was known got its rows when it was made: insertCheck). Answers why it is isolated
  * (null: it is not), as stored: a restarted prober goes on from there.
  */
-export async function registerVantage(sql: Sql, vantage: string): Promise<{ isolatedReason: string | null }> {
+export async function registerVantage(sql: Sql, vantage: string, withVotes: boolean): Promise<{ isolatedReason: string | null }> {
   const [row] = await sql.rows(
     `insert into steering_vantages (name) values ($1) on conflict (name) do update set seen_at = now() returning isolated_reason`,
     [vantage],
   );
-  await sql.affected(
-    `insert into steering_votes (check_id, vantage)
-     select c.id, $1 from steering_checks c
-      where c.protocol <> 'external' and not exists (select 1 from steering_votes v where v.check_id = c.id and v.vantage = $1)
-     on conflict do nothing`,
-    [vantage],
-  );
+  if (withVotes)
+    await sql.affected(
+      `insert into steering_votes (check_id, vantage)
+       select c.id, $1 from steering_checks c
+        where c.protocol <> 'external' and not exists (select 1 from steering_votes v where v.check_id = c.id and v.vantage = $1)
+       on conflict do nothing`,
+      [vantage],
+    );
   return { isolatedReason: row.isolated_reason };
 }
 

@@ -73,6 +73,7 @@ export class SteeringProber {
   /** this process's vantage was last found isolated, and why */
   private isolated: string | null = null;
   private lastHeartbeat = 0;
+  private votesAddedAt = 0;
   /** the canaries' last round (STEERING_VANTAGE_CANARIES): how many failed, of how many; and when it began */
   private canaries: { failed: number; tried: number } | null = null;
   private canariesAt = 0;
@@ -139,7 +140,11 @@ export class SteeringProber {
   private async heartbeat(): Promise<void> {
     this.lastHeartbeat = Date.now();
     const { canaries, checkInterval, checkTimeoutMs } = this.settings.steering;
-    const stored = await registerVantage(this.db, this.vantage);
+    // every check's vote row at the start and each reconciliation's while: a check made while this vantage was
+    // known got its row when it was made
+    const withVotes = Date.now() - this.votesAddedAt >= STEERING_RECONCILE_MS;
+    const stored = await registerVantage(this.db, this.vantage, withVotes);
+    if (withVotes) this.votesAddedAt = Date.now();
     this.isolated = stored.isolatedReason;
     if (canaries.length && Date.now() - this.canariesAt >= checkInterval * 1000) {
       this.canariesAt = Date.now();

@@ -61,8 +61,8 @@ const statuses = async (): Promise<string[]> =>
 
 test('each due check is claimed by one prober of a vantage, however many claim at once, and is due again once within the next interval, not within half of it; each vantage has its own schedule', async () => {
   const db = app.service.database.db;
-  await registerVantage(db, 'here');
-  await registerVantage(db, 'there');
+  await registerVantage(db, 'here', true);
+  await registerVantage(db, 'there', true);
   const claimedAt = Date.now();
   const claims = await Promise.all([1, 2, 3].map(() => claimDueVotes(db, 'here', 100, 1)));
   const ids = claims.flat().map((c) => c.id);

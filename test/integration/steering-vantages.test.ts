@@ -8,13 +8,13 @@
  * by the sound vantage alone.
  */
 import 'reflect-metadata';
-import type { ChildProcess } from 'node:child_process';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { buildOnce } from '../support/build';
 import { createUser, createZone } from '../support/fixtures';
-import { Endpoint, servedA } from '../support/steering-endpoints';
+import { createHealthCheck, Endpoint, servedA, steerWithFallback } from '../support/steering-endpoints';
 import { holdEndpointAddress, makeTestHost, TestHost } from '../support/test-hosts';
 import { freePort } from '../support/free-port';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { waitFor } from '../support/wait-for';
 
 const ZONE = 'vantages.zk-steer-vantages.test';
@@ -32,7 +32,7 @@ let endpoints: Endpoint[] = [];
 let app: TestApp;
 let dnsPort: number;
 const hosts: TestHost[] = [];
-const probers: { child: ChildProcess; output: () => string }[] = [];
+const probers: ServiceProcess[] = [];
 
 beforeAll(async () => {
   buildOnce();
@@ -52,32 +52,26 @@ beforeAll(async () => {
     const url = new URL(database.href);
     url.hostname = host.gateway;
     url.port = String(host.relayPort);
-    const child = host.spawn(process.execPath, ['dist/src/main.js'], {
-      ...process.env,
-      DATABASE_URL: url.href,
-      API_KEY: ADMIN_KEY,
-      ROLES: 'prober',
-      DNS_LISTEN: '',
-      SECONDARIES: '',
-      HEALTH_CHECK_INTERVAL: '0',
-      LOG_LEVEL: 'info',
-      STEERING_VANTAGE: vantage,
-      ...steering,
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk) => (output += chunk));
-    child.stderr?.on('data', (chunk) => (output += chunk));
-    probers.push({ child, output: () => output });
+    const prober = startServiceProcess(
+      {
+        DATABASE_URL: url.href,
+        API_KEY: ADMIN_KEY,
+        ROLES: 'prober',
+        DNS_LISTEN: '',
+        SECONDARIES: '',
+        HEALTH_CHECK_INTERVAL: '0',
+        LOG_LEVEL: 'info',
+        STEERING_VANTAGE: vantage,
+        ...steering,
+      },
+      host.spawn,
+    );
+    probers.push(prober);
   }
 }, 120_000);
 
 afterAll(async () => {
-  for (const { child } of probers)
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+  for (const prober of probers) await prober.stop();
   await app?.close();
   for (const host of hosts) await host.remove();
   for (const endpoint of endpoints) await endpoint.stop();
@@ -105,29 +99,9 @@ const checks = async () =>
 test('one vantage cut off takes nothing down and shows isolated within two intervals; endpoints that really die go down by the sound vantage', async () => {
   const [first, second] = endpoints;
   const ids: string[] = [];
-  for (const [i, name] of ['first', 'second', 'fallback'].entries()) {
-    const created = await gqlOk(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
-      z: ZONE,
-      i: { name, protocol: 'http', address: addresses[i].address, port: endpoints[i].port, path: '/health' },
-    });
-    ids.push(created.createSteeringCheck.id);
-  }
-  await gqlOk(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
-    z: ZONE,
-    i: {
-      owner: 'app',
-      type: 'A',
-      pools: [
-        {
-          members: [
-            { value: '192.0.2.1', checkId: ids[0] },
-            { value: '192.0.2.2', checkId: ids[1] },
-          ],
-        },
-        { members: [{ value: '198.51.100.1', checkId: ids[2] }] },
-      ],
-    },
-  });
+  for (const [i, name] of ['first', 'second', 'fallback'].entries())
+    ids.push(await createHealthCheck(gqlOk, ZONE, name, addresses[i].address, endpoints[i].port));
+  await steerWithFallback(gqlOk, ZONE, ids);
   // both vantages probe every check, and see each up
   await waitFor(
     'both vantages voting up on every check',

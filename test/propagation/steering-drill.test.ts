@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
-import { Endpoint, servedA } from '../support/steering-endpoints';
+import { createHealthCheck, Endpoint, servedA, steerWithFallback } from '../support/steering-endpoints';
 import { freePort, waitFor } from './knot';
 
 const ZONE = 'drill.zk-steer-drill.test';
@@ -55,30 +55,14 @@ async function gqlOk(query: string, variables: Record<string, unknown>) {
 }
 
 test('three checks, the primary pool’s two endpoints killed: failed over within 7 s at the primary and BIND, the members down, not frozen', async () => {
-  const check = async (name: string, endpoint: Endpoint) =>
-    (
-      await gqlOk(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
-        z: ZONE,
-        i: { name, protocol: 'http', address: '127.0.0.1', port: endpoint.port, path: '/health' },
-      })
-    ).createSteeringCheck.id;
-  const [c1, c2, c3] = [await check('first', first), await check('second', second), await check('fallback', fallback)];
-  await gqlOk(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
-    z: ZONE,
-    i: {
-      owner: 'app',
-      type: 'A',
-      pools: [
-        {
-          members: [
-            { value: '192.0.2.1', checkId: c1 },
-            { value: '192.0.2.2', checkId: c2 },
-          ],
-        },
-        { members: [{ value: '198.51.100.1', checkId: c3 }] },
-      ],
-    },
-  });
+  const checks = [];
+  for (const [name, endpoint] of [
+    ['first', first],
+    ['second', second],
+    ['fallback', fallback],
+  ] as const)
+    checks.push(await createHealthCheck(gqlOk, ZONE, name, '127.0.0.1', endpoint.port));
+  await steerWithFallback(gqlOk, ZONE, checks);
   const members = async () =>
     (
       await gqlOk(`query($n: String) { domain(name: $n) { steeredRrsets { pools { members { value healthy condition } } } } }`, {

@@ -121,3 +121,38 @@ export async function whenServed(
   }
   return seen;
 }
+
+/** a GraphQL call that answers its data (and fails on errors) */
+type GqlOk = (query: string, variables: Record<string, unknown>) => Promise<any>;
+
+/** an HTTP check of `/health` at the address and port, made through GraphQL as a user makes it: its id */
+export async function createHealthCheck(gql: GqlOk, zone: string, name: string, address: string, port: number): Promise<string> {
+  const made = await gql(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
+    z: zone,
+    i: { name, protocol: 'http', address, port, path: '/health' },
+  });
+  return made.createSteeringCheck.id;
+}
+
+/**
+ * the zone's steered A RRset at `app`: the first two checks' members (192.0.2.1, 192.0.2.2) in the first pool,
+ * the third's (198.51.100.1) in the fallback pool, as a team's first failover record
+ */
+export async function steerWithFallback(gql: GqlOk, zone: string, [first, second, fallback]: string[]): Promise<void> {
+  await gql(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
+    z: zone,
+    i: {
+      owner: 'app',
+      type: 'A',
+      pools: [
+        {
+          members: [
+            { value: '192.0.2.1', checkId: first },
+            { value: '192.0.2.2', checkId: second },
+          ],
+        },
+        { members: [{ value: '198.51.100.1', checkId: fallback }] },
+      ],
+    },
+  });
+}

@@ -9,6 +9,7 @@
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 
 /** the endpoints' network: addresses this machine holds on lo, reached from a test host through its veth */
 export const ENDPOINT_NETWORK = '198.19.255.0/24';
@@ -79,7 +80,12 @@ export async function makeTestHost(index: number, relayTo: number): Promise<Test
     name,
     gateway,
     relayPort,
-    spawn: (command, args, env) => spawn('ip', ['netns', 'exec', name, command, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn: (command, args, env) =>
+      spawn('ip', ['netns', 'exec', name, command, ...args], {
+        cwd: path.resolve(__dirname, '..', '..'),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
     cutOff: () => ip('-n', name, 'route', 'del', ENDPOINT_NETWORK),
     reconnect: () => ip('-n', name, 'route', 'add', ENDPOINT_NETWORK, 'via', gateway),
     async remove() {
