@@ -215,9 +215,10 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     // primary; the audit of refusals writes, on the primary
     const readDb = databaseOf(res.req, db);
     // a context per operation, for the principal requireApiKey found; a REST answer
-    // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
+    // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE);
+    // its TTLs are the REST contract's (ALLOWED_TTLS), whichever service it reaches
     const context = async (operationDb: Database): Promise<GraphQLContext> =>
-      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true });
+      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true, restContract: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
       // a mutation writes: on the primary whatever the route's method
@@ -247,7 +248,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
         } catch (invalid) {
           throw fromGraphQLErrors([formatError({ message: String((invalid as Error).message) }, invalid)]);
         }
-        const context: RequestContext = { db: readDb, principal, warnings: [] };
+        const context: RequestContext = { db: readDb, principal, warnings: [], restContract: true };
         try {
           return await act(services, context, input);
         } catch (error) {
@@ -275,7 +276,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
       },
       async stream(read) {
         // a service's own context: no loaders, no GraphQL; the same principal, database and scope
-        return read(services, { db: readDb, principal, warnings: [] });
+        return read(services, { db: readDb, principal, warnings: [], restContract: true });
       },
     };
   };

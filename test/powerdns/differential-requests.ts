@@ -299,7 +299,7 @@ export const REQUESTS: ApiRequest[] = [
   get('the zone named without the trailing dot', `${ZONES}/alpha.test`),
   get('a missing zone', `${ZONES}/missing.test.`),
 
-  // lego (default TTL 120: the nearest allowed TTL on Zonekeeper)
+  // lego (default TTL 120, kept as PowerDNS keeps it)
   get('lego: the zone before its challenge', `${ZONES}/alpha.test.`),
   patch('alpha.test.', 'lego: its challenge, TTL 120', replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-1"'], LEGO)),
   { what: 'lego: NOTIFY after its change (a Master zone)', method: 'PUT', path: `${ZONES}/alpha.test./notify`, axfr: 'alpha.test.' },

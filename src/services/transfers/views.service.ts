@@ -14,7 +14,8 @@ import { normaliseZoneName } from '../../dns/zone-name';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
+import type { AllowedTtls } from '../../dns/ttl';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
 import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
@@ -238,7 +239,7 @@ export class ViewsService {
     if (NOT_OVERLAID.has(type)) throw DomainError.invalid('type', `type: a view cannot change or hide the zone's ${type}`);
     if (type === 'NS' && owner.name === '@' && input.action !== undefined)
       throw DomainError.invalid('type', "type: the apex NS set is the zone's in every view (the parent sees one zone)");
-    const records = this.overlayRecords(zoneName, owner.name, type, input);
+    const records = this.overlayRecords(zoneName, owner.name, type, input, allowedTtlsOf(ctx, this.settings));
     return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'view-overlay',
       zone: { name: zoneName },
@@ -305,8 +306,14 @@ export class ViewsService {
     return this.secondaryConfig(ctx, viewName, primary, 'bind');
   }
 
-  /** a replace's records read as the record API reads them (canonical RDATA, the allowed TTLs), one TTL for the set */
-  private overlayRecords(zone: string, owner: string, type: string, input: OverlayInput): { ttl: number; rdata: string }[] {
+  /** a replace's records read as the record API reads them (canonical RDATA, the request's TTLs), one TTL for the set */
+  private overlayRecords(
+    zone: string,
+    owner: string,
+    type: string,
+    input: OverlayInput,
+    allowedTtls: AllowedTtls,
+  ): { ttl: number; rdata: string }[] {
     if (input.action !== 'replace') return [];
     const given = input.records ?? [];
     if (!given.length) throw DomainError.invalid('records', 'records: a replace holds one record at least (hide takes none)');
@@ -314,7 +321,7 @@ export class ViewsService {
       const result = parseApiRecord(
         zone,
         { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 },
-        this.settings.allowedTtls,
+        allowedTtls,
       );
       if (!result.ok)
         throw errorFromProblems(
