@@ -91,7 +91,9 @@ export function checkTtl(ttl: unknown, allowed: AllowedTtls, field = 'ttl'): Pro
   }
   if (!ttlAllowed(value, allowed)) {
     const setting = allowed.setting ? ` (${allowed.setting})` : '';
-    return [problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${describeAllowedTtls(allowed)}${setting}`)];
+    return [
+      problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${describeAllowedTtls(allowed)}${setting}`),
+    ];
   }
   return [];
 }

@@ -222,7 +222,8 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const WARNING_CATALOGUE = {
   NAME_NOT_HOSTNAME: 'a name holds octets a host name may not (RFC 1123 §2.1); the DNS allows them (RFC 2181 §11)',
   RELATIVE_NAME_REPEATS_ZONE: 'a relative name in a zone file already ends with the zone (refused through the API)',
-  TTL_CLAMPED: 'a TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST, or ALLOWED_TTLS through REST) took the nearest allowed one (an import with the CLAMP policy)',
+  TTL_CLAMPED:
+    'a TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST, or ALLOWED_TTLS through REST) took the nearest allowed one (an import with the CLAMP policy)',
   DUPLICATE_RECORD_MERGED: 'a zone file repeats a record; the two are one',
   RRSET_TTLS_DIFFER:
     'the records of one RRset in a zone file have different TTLs; the RRset takes one, the one BIND loads it with (RFC 2181 §5.2)',

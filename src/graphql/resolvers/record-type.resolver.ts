@@ -15,7 +15,9 @@ export class RecordTypeResolver {
   @Query(() => ServerSettingsType, { description: 'Read-only settings of the service that shape valid input, e.g. the allowed TTLs.' })
   serverSettings(@Ctx() ctx: GraphQLContext): ServerSettingsType {
     // the policy of the caller's edge: GraphQL's (and the console's), or the REST contract's for the REST layer
-    const ranges = allowedTtlsOf(ctx, ctx.services.settings).map((a) => (typeof a === 'number' ? { min: a, max: a } : { min: a[0], max: a[1] }));
+    const ranges = allowedTtlsOf(ctx, ctx.services.settings).map((a) =>
+      typeof a === 'number' ? { min: a, max: a } : { min: a[0], max: a[1] },
+    );
     return { allowedTtls: ranges.sort((a, b) => a.min - b.min) };
   }
 }

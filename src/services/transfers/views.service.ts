@@ -318,11 +318,7 @@ export class ViewsService {
     const given = input.records ?? [];
     if (!given.length) throw DomainError.invalid('records', 'records: a replace holds one record at least (hide takes none)');
     const parsed = given.map((r, i) => {
-      const result = parseApiRecord(
-        zone,
-        { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 },
-        allowedTtls,
-      );
+      const result = parseApiRecord(zone, { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 }, allowedTtls);
       if (!result.ok)
         throw errorFromProblems(
           result.problems.map((p) => ({ ...p, field: `records[${i}].${p.field}` })),
