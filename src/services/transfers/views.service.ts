@@ -28,6 +28,7 @@ import {
   listViews,
   lockZoneForOverlay,
   OverlayAction,
+  type OverlayRow,
   overlaysAt,
   overlaysOfZone,
   Rr,
@@ -85,6 +86,22 @@ const VIEW_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const NOTIFY_TARGET = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:]+\](:\d{1,5})?|[0-9a-f:]+)$/i;
 /** the apex SOA is the zone's own, every view's serial aside: a view cannot change or hide it */
 const NOT_OVERLAID = new Set(['SOA']);
+
+/**
+ * Whether setting `action` with `records` leaves the view's overlay of the RRset as `current` has it: the same
+ * action with the same records (one TTL, RDATA in canonical form, in any order), or a clear of no overlay
+ */
+function overlayUnchanged(
+  current: OverlayRow | undefined,
+  action: OverlayAction | undefined,
+  records: readonly { ttl: number; rdata: string }[],
+): boolean {
+  if (!action || !current) return !action && !current;
+  if (current.action !== action || current.records.length !== records.length) return false;
+  const key = (r: { ttl: number; rdata: string }) => `${r.ttl} ${r.rdata}`;
+  const held = new Set(current.records.map(key));
+  return records.every((r) => held.has(key(r)));
+}
 
 export class ViewsService {
   constructor(
@@ -227,6 +244,8 @@ export class ViewsService {
    * Sets (or clears) a view's overlay of one RRset in a zone, through the write engine in the zone's turn: the
    * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), the view's
    * serial of the zone steps in the same transaction, and a signed zone's view is signed again for it.
+   * A write that changes nothing writes nothing (docs/views.md): the same overlay set again, or a clear of an
+   * overlay that is not there, answers the view's serial as it is, with no event, NOTIFY or transfer.
    */
   async setOverlay(ctx: RequestContext, input: OverlayInput): Promise<{ serial: number }> {
     requireAdmin(ctx.principal);
@@ -255,8 +274,17 @@ export class ViewsService {
         }
         const view = await viewByName(sql, input.view);
         if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+        const atOwner = await overlaysAt(sql, zone.id, [owner.name], view.id);
+        if (
+          overlayUnchanged(
+            atOwner.find((o) => o.type === type),
+            input.action,
+            records,
+          )
+        )
+          return { serial: (await viewSerial(sql, zone.id, view.id)) ?? zone.serial };
         // the view's zone at that owner as it would be: the base's records under the view's overlays, this one set
-        const others = (await overlaysAt(sql, zone.id, [owner.name], view.id)).filter((o) => o.type !== type);
+        const others = atOwner.filter((o) => o.type !== type);
         const next = input.action ? [{ viewId: view.id, owner: owner.name, type, action: input.action, records }] : [];
         const viewRecords = applyOverlay(await baseRecordsAt(sql, zone.id, [owner.name]), [...others, ...next]);
         const problems = checkOwnerData(zone.name, viewRecords);
