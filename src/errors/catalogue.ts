@@ -12,6 +12,8 @@ export interface ErrorDetail {
   /** a zone file's problem found identically on several lines: how many (`line` is the first) */
   count?: number;
   existingType?: string;
+  /** a conflict with several types at the owner: each of them (`existingType` is the first) */
+  existingTypes?: string[];
   /** a zone check's finding (dns/zone-checks.ts): how much it weighs, the RRset it is about, the RFC that says so */
   severity?: 'error' | 'warning';
   owner?: string;
@@ -374,10 +376,13 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
 /**
  * A conflict's message; a CNAME conflict names the type already at the owner, in RESTKnot's words (grammar
  * included, docs/decisions.md §3): "An A record already exist with that owner" when a CNAME meets an A,
- * "A CNAME record already exist with that owner" when other data meets a CNAME.
+ * "A CNAME record already exist with that owner" when other data meets a CNAME. An owner holding several types
+ * names each: "A, AAAA and TXT records already exist with that owner".
  */
 function conflictMessage(code: ErrorCode, first: ErrorDetail): string {
   if (code !== 'CNAME_CONFLICT' || !first.existingType) return ERROR_CATALOGUE[code].message;
+  const types = first.existingTypes ?? [];
+  if (types.length > 1) return `${types.slice(0, -1).join(', ')} and ${types[types.length - 1]} records already exist with that owner`;
   // the article follows the type's first letter as spoken: an A, an MX, an NS; a CNAME, a TXT
   const article = /^[AEFHILMNORSX]/.test(first.existingType) ? 'An' : 'A';
   return `${article} ${first.existingType} record already exist with that owner`;
