@@ -197,3 +197,65 @@ test('an unknown CAA tag and a second SPF record at the apex are taken with a wa
   const codes = check.data.checkZone.warnings.map((w: any) => `${w.owner} ${w.type} ${w.code}`);
   expect(codes).toEqual(expect.arrayContaining(['@ CAA CAA_UNKNOWN_TAG', '@ TXT SPF_MULTIPLE_RECORDS']));
 });
+
+test("a Cloudflare export's SOA without its final dot names the owner it got and the dot; an apex CNAME is one error suggesting ALIAS", async () => {
+  const text = [
+    `${ZONE} 3600 IN SOA ns1.example.net. dns.example.net. 2040000000 10000 2400 604800 3600`,
+    `${ZONE}. 3600 IN NS ns1.example.net.`,
+    `${ZONE}. 300 IN CNAME shop.example.net.`,
+    `${ZONE}. 300 IN MX 10 mail.example.net.`,
+    `${ZONE}. 300 IN TXT "v=spf1 -all"`,
+  ].join('\n');
+  const res = await app.gql(IMPORT, { z: ZONE, t: text }, aliceKey);
+  expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
+  const details = res.errors![0].extensions.details.map((d: any) => [d.line, d.code]);
+  expect(details).toEqual([
+    [1, 'SOA_NOT_AT_APEX'],
+    [3, 'CNAME_AT_APEX'],
+  ]);
+  const [soa, cname] = res.errors![0].extensions.details;
+  expect(soa.message).toBe(
+    `line 1: owner: the SOA record belongs at the apex (@) of ${ZONE}, not at ${ZONE}.${ZONE}. (\`${ZONE}\` without a final dot is relative to the zone: write \`${ZONE}.\`, or @)`,
+  );
+  expect(cname.message).toMatch(/an ALIAS record serves its target's addresses there instead \(with ALIAS_RESOLVERS set\)$/);
+});
+
+test('REST: a negative TTL is out of range, and `type` sent for `rtype` is named as sent', async () => {
+  const negative = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'neg', rtype: 'A', rdata: '192.0.2.1', ttl: -5 });
+  expect(negative.status).toBe(422);
+  expect(negative.body.details).toEqual([{ field: 'ttl', code: 'NUMBER_TOO_SMALL', message: 'ttl must be from 0 to 2147483647 (got -5)' }]);
+
+  const typed = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'typed', type: 'A', rdata: '192.0.2.1', ttl: 300 });
+  expect(typed.status).toBe(422);
+  expect(typed.body.details).toEqual([
+    {
+      field: 'type',
+      code: 'UNKNOWN_FIELD',
+      message: 'type is not a field of this request: this request calls it rtype (expected: zone, owner, rtype, rdata, ttl)',
+    },
+    { field: 'rtype', code: 'REQUIRED', message: 'rtype is required (the body has type)' },
+  ]);
+});
+
+test('a CNAME where A, AAAA and TXT are names each type, not only the first', async () => {
+  for (const [type, rdata] of [
+    ['A', '192.0.2.7'],
+    ['AAAA', '2001:db8::7'],
+    ['TXT', '"held"'],
+  ])
+    expect(
+      (await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'held', type, rdata, ttl: 300 } }, aliceKey)).errors,
+    ).toBeUndefined();
+  const rest = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'held', rtype: 'CNAME', rdata: 'elsewhere.example.net.', ttl: 300 });
+  expect(rest.status).toBe(409);
+  expect(rest.body.message).toBe('A, AAAA and TXT records already exist with that owner');
+});
