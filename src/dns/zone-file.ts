@@ -213,7 +213,10 @@ class LogicalLines {
   }
 }
 
-/** what an import does with a TTL outside the TTL policy (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): refuse the file (every line listed), or clamp it */
+/**
+ * what an import does with a TTL outside the TTL policy (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): refuse the file
+ * (every line listed), or clamp it
+ */
 export type TtlPolicy = 'REFUSE' | 'CLAMP';
 
 export type ZoneFileResult =
