@@ -52,7 +52,8 @@ export function clampTtl(value: number, allowed: AllowedTtls): number {
 }
 
 /**
- * Reads a TTL policy setting (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): comma-separated values and ranges (`60-86400`), or `any`. Undefined when malformed.
+ * Reads a TTL policy setting (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): comma-separated values and ranges
+ * (`60-86400`), or `any`. Undefined when malformed.
  */
 export function parseAllowedTtls(raw: string): AllowedTtls | undefined {
   const items = raw.split(/[\s,]+/).filter(Boolean);
