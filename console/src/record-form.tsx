@@ -10,7 +10,7 @@ import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
 export type EditedRecord = Pick<ZoneRecordsQuery['records']['nodes'][number], 'id' | 'owner' | 'type' | 'ttl' | 'rdata'>;
 
 const DEFAULT_TTL = 3600;
-/** the TTLs offered within a range of ALLOWED_TTLS (or when any TTL is allowed): the usual steps, 1 min to 2 days */
+/** the TTLs offered within a range of the TTL policy (or when any TTL is allowed): the usual steps, 1 min to 2 days */
 const USUAL_TTLS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400, 172800];
 
 /** The TTLs to choose from: the server's single values, and the usual steps (and the ends) of its ranges. */

@@ -195,7 +195,7 @@ export async function askYesNo(question: string): Promise<boolean> {
 
 /**
  * --ttl's value: seconds, or BIND's units as a zone file takes them (`300`, `1h`, `1d`, `1w`, `1h30m`), read by
- * the DNS model's own reader of master-file TTLs; the service then holds it to ALLOWED_TTLS
+ * the DNS model's own reader of master-file TTLs; the service then holds it to its TTL policy (ALLOWED_TTLS_BEYOND_REST)
  */
 export function ttlOf(text: string): number {
   const seconds = parseDuration(text.trim());

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { parseCidr } from '../dns/ip';
-import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
+import { AllowedTtls, DEFAULT_ALLOWED_TTLS, namedTtlPolicy, parseAllowedTtls } from '../dns/ttl';
 import type { TsigKey } from '../dns/wire/tsig';
 import { parseDatabaseUrl } from '../db/database-hosts';
 import { isEmail } from 'class-validator';
@@ -38,8 +38,13 @@ export interface Settings {
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
-  /** ALLOWED_TTLS: values and ranges; empty = any TTL */
+  /** ALLOWED_TTLS: the REST layer's TTLs (RESTKnot's nine by default), values and ranges; empty = any TTL */
   allowedTtls: AllowedTtls;
+  /**
+   * ALLOWED_TTLS_BEYOND_REST: the TTLs of every other edge (the PowerDNS API, GraphQL, the console and the CLI,
+   * DNS UPDATE, zone-file imports there); empty (`any`, the default) = any TTL of RFC 2181 §8
+   */
+  allowedTtlsBeyondRest: AllowedTtls;
   defaultSoaMname: string;
   defaultSoaRname: string;
   defaultNs: string[];
@@ -344,8 +349,6 @@ export const ROOT_SERVERS_V4 = [
   '202.12.27.33',
 ];
 
-const DEFAULT_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
-
 function list(value: string): string[] {
   return value
     .split(/[\s,]+/)
@@ -427,18 +430,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     return absolute;
   };
 
-  const allowedTtls = (() => {
-    const raw = read('ALLOWED_TTLS');
-    if (raw === undefined) return DEFAULT_TTLS;
-    const parsed = parseAllowedTtls(raw);
-    if (!parsed) {
+  /** a TTL policy setting: values, ranges or `any` (src/dns/ttl.ts parseAllowedTtls), named for its refusals */
+  const ttlPolicy = (name: string, fallback: AllowedTtls): AllowedTtls => {
+    const raw = read(name);
+    const parsed = raw === undefined ? fallback : parseAllowedTtls(raw);
+    if (!parsed)
       problems.push(
-        `ALLOWED_TTLS must be \`any\` or a comma-separated list of whole numbers and ranges (60-86400) from 0 to 2147483647 (got "${raw}")`,
+        `${name} must be \`any\` or a comma-separated list of whole numbers and ranges (60-86400) from 0 to 2147483647 (got "${raw}")`,
       );
-      return DEFAULT_TTLS;
-    }
-    return parsed;
-  })();
+    return namedTtlPolicy(parsed ?? fallback, name);
+  };
+  // RESTKnot's preserved values are the REST contract's (docs/decisions.md §3); the other edges take any TTL of
+  // RFC 2181 §8 unless the operator sets a policy for them: a TTL is never changed without a word
+  const allowedTtls = ttlPolicy('ALLOWED_TTLS', DEFAULT_ALLOWED_TTLS);
+  const allowedTtlsBeyondRest = ttlPolicy('ALLOWED_TTLS_BEYOND_REST', []);
 
   const defaultNs = (() => {
     const raw = read('DEFAULT_NS') ?? 'ns1.example.net., ns2.example.net.';
@@ -559,6 +564,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dataDir: path.resolve(projectRoot, read('DATA_DIR') ?? '.data'),
     apiKey,
     allowedTtls,
+    allowedTtlsBeyondRest,
     defaultSoaMname: hostName('DEFAULT_SOA_MNAME', 'ns1.example.net.'),
     defaultSoaRname: hostName('DEFAULT_SOA_RNAME', 'hostmaster.example.net.'),
     defaultNs,

@@ -27,22 +27,23 @@ let warningSink: Problem[] | undefined;
 
 /**
  * Set while record content is read whose names must be written out whole (`withFullyQualifiedNames`): the
- * PowerDNS API's content has no origin, so `www` or `@` in it is refused rather than completed with one.
+ * PowerDNS API's content has no origin, so `www` or `@` in it is refused rather than completed with one. It holds
+ * the zone the content is for (without its final dot), which a refusal's suggestion names.
  */
-let fullyQualifiedOnly = false;
+let fullyQualifiedIn: string | undefined;
 
 /**
  * Runs `work` with names inside RDATA required to be fully qualified, ending with the root's dot (`mail.example.`,
  * or `.` where the root is allowed): a relative name or `@` is refused (NAME_NOT_FULLY_QUALIFIED) instead of
  * being completed with an origin (RFC 1035 §5.1 completes only in a zone file, which has one).
  */
-export function withFullyQualifiedNames<T>(work: () => T): T {
-  const outer = fullyQualifiedOnly;
-  fullyQualifiedOnly = true;
+export function withFullyQualifiedNames<T>(zone: string, work: () => T): T {
+  const outer = fullyQualifiedIn;
+  fullyQualifiedIn = bareZone(zone);
   try {
     return work();
   } finally {
-    fullyQualifiedOnly = outer;
+    fullyQualifiedIn = outer;
   }
 }
 
@@ -533,7 +534,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   if (text === '') {
     return { ok: false, problems: [problem(field, 'NAME_EMPTY', `${field}: a domain name is missing`)] };
   }
-  if (text === '@' && fullyQualifiedOnly) return notFullyQualified(text, field, what);
+  if (text === '@' && fullyQualifiedIn !== undefined) return notFullyQualified(text, fullyQualifiedIn, field, what);
   if (text === '@') return { ok: true, name: z === '' ? '.' : `${z}.` };
   if (text === '.') {
     if (options.allowRoot) return { ok: true, name: '.' };
@@ -546,7 +547,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   const rules: LabelRules = { field, wildcard: options.allowWildcard ?? false, what };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
-  if (!parsed.absolute && fullyQualifiedOnly) return notFullyQualified(text, field, what);
+  if (!parsed.absolute && fullyQualifiedIn !== undefined) return notFullyQualified(text, fullyQualifiedIn, field, what);
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
   const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
   if (!parsed.absolute && warningSink) {
@@ -595,9 +596,20 @@ export function relativeOwnerRepeatsOrigin(owner: string, origin: string, field 
   );
 }
 
-/** a relative name (or `@`) where content has no origin (`withFullyQualifiedNames`) */
-function notFullyQualified(text: string, field: string, what: string): NameResult {
-  const meant = text === '@' ? '' : `; did you mean "${text}."?`;
+/**
+ * a relative name (or `@`) where content has no origin (`withFullyQualifiedNames`); the name suggested is the one
+ * a zone file would have meant in `zone`: one label (`mail`) or `@` is the zone's (`mail.example.com.`), a name
+ * that already ends with the zone's or has several labels is taken with its final dot
+ */
+function notFullyQualified(text: string, zone: string, field: string, what: string): NameResult {
+  const lower = text.toLowerCase();
+  const suggested =
+    zone === '' || lower === zone || lower.endsWith(`.${zone}`) || text.includes('.')
+      ? `${text}.`
+      : text === '@'
+        ? `${zone}.`
+        : `${text}.${zone}.`;
+  const meant = `; did you mean "${suggested}"?`;
   const message = `${field}: ${what} is not in expected format: a name in record content is fully qualified, ending with the root's dot${meant}`;
   return { ok: false, problems: [problem(field, 'NAME_NOT_FULLY_QUALIFIED', message)] };
 }

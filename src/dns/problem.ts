@@ -13,6 +13,8 @@ export interface Problem {
   limit?: number;
   /** for a conflict at an owner: the type of the record already there */
   existingType?: string;
+  /** for a conflict at an owner holding several types: each of them, in the order found (`existingType` first) */
+  existingTypes?: string[];
   /** 1-based line of a zone file, for zone-file import */
   line?: number;
 }

@@ -112,7 +112,7 @@ export function parseStandaloneRecords(
 ): RecordResult[] {
   // content as PowerDNS reads it, where the type says it reads it otherwise (TXT's over-long string)
   const content = (rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim()))?.powerDns?.content;
-  return withFullyQualifiedNames(() =>
+  return withFullyQualifiedNames(zone, () =>
     withQuotedCharacterStrings(() =>
       collectNameWarningsOfEach(
         rdatas,

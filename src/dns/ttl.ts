@@ -10,10 +10,17 @@ export const DEFAULT_RECORD_TTL = 3600;
 export const DEFAULT_ALLOWED_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 
 /**
- * The TTL policy (ALLOWED_TTLS): single values and inclusive ranges `[min, max]`. An empty list allows every
- * TTL in range (the setting's `any`). A plain `number[]` is a policy of single values.
+ * A TTL policy: single values and inclusive ranges `[min, max]`. An empty list allows every TTL in range (the
+ * setting's `any`). A plain `number[]` is a policy of single values. `setting` names the setting it is
+ * (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST), so that a refusal says which to change; it survives a worker's
+ * message (structured clone keeps an array's own properties).
  */
-export type AllowedTtls = readonly (number | readonly [number, number])[];
+export type AllowedTtls = readonly (number | readonly [number, number])[] & { readonly setting?: string };
+
+/** `allowed` as the policy of `setting` */
+export function namedTtlPolicy(allowed: AllowedTtls, setting: string): AllowedTtls {
+  return Object.assign([...allowed], { setting });
+}
 
 export function ttlAllowed(value: number, allowed: AllowedTtls): boolean {
   return allowed.length === 0 || allowed.some((a) => (typeof a === 'number' ? a === value : value >= a[0] && value <= a[1]));
@@ -45,7 +52,8 @@ export function clampTtl(value: number, allowed: AllowedTtls): number {
 }
 
 /**
- * Reads ALLOWED_TTLS: comma-separated values and ranges (`60-86400`), or `any`. Undefined when malformed.
+ * Reads a TTL policy setting (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): comma-separated values and ranges
+ * (`60-86400`), or `any`. Undefined when malformed.
  */
 export function parseAllowedTtls(raw: string): AllowedTtls | undefined {
   const items = raw.split(/[\s,]+/).filter(Boolean);
@@ -83,7 +91,10 @@ export function checkTtl(ttl: unknown, allowed: AllowedTtls, field = 'ttl'): Pro
     return [problem(field, 'TTL_RANGE', `${field}: ${value} is out of range 0–${MAX_TTL} (RFC 2181 §8)`, MAX_TTL)];
   }
   if (!ttlAllowed(value, allowed)) {
-    return [problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${describeAllowedTtls(allowed)}`)];
+    const setting = allowed.setting ? ` (${allowed.setting})` : '';
+    return [
+      problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${describeAllowedTtls(allowed)}${setting}`),
+    ];
   }
   return [];
 }

@@ -213,7 +213,10 @@ class LogicalLines {
   }
 }
 
-/** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
+/**
+ * what an import does with a TTL outside the TTL policy (ALLOWED_TTLS, ALLOWED_TTLS_BEYOND_REST): refuse the file
+ * (every line listed), or clamp it
+ */
 export type TtlPolicy = 'REFUSE' | 'CLAMP';
 
 export type ZoneFileResult =
@@ -518,7 +521,7 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
     if (effectiveTtl === undefined) {
       lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
     }
-    // ALLOWED_TTLS is held to each RRset's one TTL once the file is read (`settle`): a line's own TTL may not be
+    // the TTL policy is held to each RRset's one TTL once the file is read (`settle`): a line's own TTL may not be
     // the one its RRset keeps, as BIND loads the file
     const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, []);
     if (!parsed.ok) lineProblems.push(...parsed.problems);
@@ -603,7 +606,7 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
   return { read, end: () => finish(lines.end()) };
 
   /**
-   * Each record's TTL, its RRset's one, held to ALLOWED_TTLS: refused on the record's line, or with ttlPolicy
+   * Each record's TTL, its RRset's one, held to the TTL policy: refused on the record's line, or with ttlPolicy
    * CLAMP the nearest allowed TTL, reported
    */
   function holdToAllowedTtls(): void {

@@ -21,6 +21,17 @@ function describe(owner: string): string {
   return owner === '@' ? 'the apex (@)' : `owner ${owner}`;
 }
 
+/**
+ * The owner an SOA was given, absolute; a name that already ends with the zone's (`example.com` in example.com),
+ * written without its final dot, was read relative to the zone (RFC 1035 §5.1): the final dot is suggested
+ */
+function soaMisplaced(zone: string, owner: string): string {
+  const apex = zone.replace(/\.$/, '');
+  const absolute = `${owner}.${apex}.`;
+  const repeats = owner.toLowerCase() === apex.toLowerCase() || owner.toLowerCase().endsWith(`.${apex.toLowerCase()}`);
+  return repeats ? `${absolute} (\`${owner}\` without a final dot is relative to the zone: write \`${owner}.\`, or @)` : absolute;
+}
+
 function sameRecord(a: StoredRecord, b: StoredRecord): boolean {
   if (a.id !== undefined && b.id !== undefined) return a.id === b.id;
   return a.owner === b.owner && a.type === b.type && a.rdata === b.rdata && a.ttl === b.ttl;
@@ -71,7 +82,13 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   if (next.type === 'SOA') {
     // RFC 1035 §5.2 / RFC 1034 §4.2.1: exactly one SOA, at the top of the zone
     if (next.owner !== '@') {
-      problems.push(problem('owner', 'SOA_NOT_AT_APEX', `owner: the SOA record belongs at the apex (@) of ${zone}, not at ${next.owner}`));
+      problems.push(
+        problem(
+          'owner',
+          'SOA_NOT_AT_APEX',
+          `owner: the SOA record belongs at the apex (@) of ${zone}, not at ${soaMisplaced(zone, next.owner)}`,
+        ),
+      );
     } else if (others.some((r) => r.type === 'SOA')) {
       problems.push(problem('type', 'SOA_SINGLETON', `type: ${zone} already has an SOA record; a zone has exactly one`));
     }
@@ -88,17 +105,20 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
       problem(
         'owner',
         'CNAME_AT_APEX',
-        `owner: a CNAME cannot be at the apex of ${zone}: the apex holds the SOA and NS records, and a CNAME's owner holds no other data (RFC 1034 §3.6.2, RFC 2181 §10.1)`,
+        `owner: a CNAME cannot be at the apex of ${zone}: the apex holds the SOA and NS records, and a CNAME's owner holds no other data (RFC 1034 §3.6.2, RFC 2181 §10.1); an ALIAS record serves its target's addresses there instead (with ALIAS_RESOLVERS set)`,
       ),
     );
   }
 
   // RFC 1034 §3.6.2, RFC 2181 §10.1: a CNAME owner has no other data (DNSSEC types aside), one CNAME at most.
-  // DNAME beside CNAME is reported as DNAME_CONFLICT below.
-  if (next.type === 'CNAME') {
+  // DNAME beside CNAME is reported as DNAME_CONFLICT below. At the apex, CNAME_AT_APEX above says it once, on the
+  // CNAME: the apex's own data (SOA, NS, …) is not also refused, line by line, for being beside it
+  const saidAtApex = next.owner === '@' && (next.type === 'CNAME' || others.some((r) => r.type === 'CNAME'));
+  if (next.type === 'CNAME' && !saidAtApex) {
     const blocking = others.filter((r) => isOrdinary(r.type) && !(r.type === 'CNAME' && r.rdata === next.rdata));
     if (blocking.length > 0) {
-      const types = [...new Set(blocking.map((r) => r.type))].join(', ');
+      const typesFound = [...new Set(blocking.map((r) => r.type))];
+      const types = typesFound.join(', ');
       const existingCname = blocking.some((r) => r.type === 'CNAME');
       problems.push({
         ...problem(
@@ -109,9 +129,10 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
             : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`,
         ),
         existingType: existingCname ? 'CNAME' : blocking[0].type,
+        ...(existingCname || typesFound.length === 1 ? {} : { existingTypes: typesFound }),
       });
     }
-  } else if (isOrdinary(next.type) && others.some((r) => r.type === 'CNAME')) {
+  } else if (isOrdinary(next.type) && !saidAtApex && others.some((r) => r.type === 'CNAME')) {
     problems.push({
       ...problem(
         'type',

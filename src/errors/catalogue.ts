@@ -12,6 +12,8 @@ export interface ErrorDetail {
   /** a zone file's problem found identically on several lines: how many (`line` is the first) */
   count?: number;
   existingType?: string;
+  /** a conflict with several types at the owner: each of them (`existingType` is the first) */
+  existingTypes?: string[];
   /** a zone check's finding (dns/zone-checks.ts): how much it weighs, the RRset it is about, the RFC that says so */
   severity?: 'error' | 'warning';
   owner?: string;
@@ -222,7 +224,8 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const WARNING_CATALOGUE = {
   NAME_NOT_HOSTNAME: 'a name holds octets a host name may not (RFC 1123 §2.1); the DNS allows them (RFC 2181 §11)',
   RELATIVE_NAME_REPEATS_ZONE: 'a relative name in a zone file already ends with the zone (refused through the API)',
-  TTL_CLAMPED: 'a TTL outside ALLOWED_TTLS took the nearest allowed one (an import with the CLAMP policy)',
+  TTL_CLAMPED:
+    'a TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST, or ALLOWED_TTLS through REST) took the nearest allowed one (an import with the CLAMP policy)',
   DUPLICATE_RECORD_MERGED: 'a zone file repeats a record; the two are one',
   RRSET_TTLS_DIFFER:
     'the records of one RRset in a zone file have different TTLs; the RRset takes one, the one BIND loads it with (RFC 2181 §5.2)',
@@ -373,10 +376,13 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
 /**
  * A conflict's message; a CNAME conflict names the type already at the owner, in RESTKnot's words (grammar
  * included, docs/decisions.md §3): "An A record already exist with that owner" when a CNAME meets an A,
- * "A CNAME record already exist with that owner" when other data meets a CNAME.
+ * "A CNAME record already exist with that owner" when other data meets a CNAME. An owner holding several types
+ * names each: "A, AAAA and TXT records already exist with that owner".
  */
 function conflictMessage(code: ErrorCode, first: ErrorDetail): string {
   if (code !== 'CNAME_CONFLICT' || !first.existingType) return ERROR_CATALOGUE[code].message;
+  const types = first.existingTypes ?? [];
+  if (types.length > 1) return `${types.slice(0, -1).join(', ')} and ${types[types.length - 1]} records already exist with that owner`;
   // the article follows the type's first letter as spoken: an A, an MX, an NS; a CNAME, a TXT
   const article = /^[AEFHILMNORSX]/.test(first.existingType) ? 'An' : 'A';
   return `${article} ${first.existingType} record already exist with that owner`;

@@ -51,10 +51,10 @@ export interface PowerDnsRoute {
 
 /**
  * Record content as PowerDNS takes it: standing alone, names fully qualified and character-strings quoted; an
- * apex SOA gives its fields, its serial Zonekeeper's (PowerDNS's SOA-EDIT-API); ACME clients' TTLs (60, 120)
- * take the nearest allowed
+ * apex SOA gives its fields, its serial Zonekeeper's (PowerDNS's SOA-EDIT-API). TTLs are ALLOWED_TTLS_BEYOND_REST's
+ * (the request's policy, services/context.ts): any by default, as PowerDNS takes them
  */
-export const CONTENT_AS_POWERDNS: ZoneChangeOptions = { rdataNames: 'fullyQualified', ttls: 'nearest', soa: 'fields' };
+export const CONTENT_AS_POWERDNS: ZoneChangeOptions = { rdataNames: 'fullyQualified', soa: 'fields' };
 
 /** a name or field the services refused as malformed (400 or 422) */
 export const isInputError = (error: unknown) => error instanceof DomainError && [400, 422].includes(ERROR_CATALOGUE[error.code].status);

@@ -538,13 +538,7 @@ export class PrimaryHandler {
       );
     if (!update.ok) return answer(update.rcode, update.rcode === UPDATE_RCODE.FORMERR ? 'malformed' : 'refused_by_rules', update.reason);
     try {
-      const applied = await this.updates.apply(db, principal, update.request);
-      for (const adjusted of applied.ttlAdjustments) {
-        this.log.info(
-          { remote, key: principal.keyName, ...adjusted },
-          'DNS UPDATE: TTL not in ALLOWED_TTLS, the nearest allowed TTL applied',
-        );
-      }
+      await this.updates.apply(db, principal, update.request);
       return answer(UPDATE_RCODE.NOERROR, 'applied');
     } catch (error) {
       const rcode = updateRcodeOf(error);

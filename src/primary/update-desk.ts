@@ -1,7 +1,7 @@
 import type { Database } from '../db/pool';
 import type { TsigKey } from '../dns/wire/tsig';
 import type { Principal } from '../auth/principal';
-import type { DnsUpdateRequest, TtlAdjustment } from '../services/transfers/dns-updates.service';
+import type { DnsUpdateRequest } from '../services/transfers/dns-updates.service';
 import type { DomainError } from '../errors/catalogue';
 
 /**
@@ -17,11 +17,7 @@ export interface UpdateDesk {
    * its allowedNetworks: src/auth/policy.ts), or undefined, the use then noted (TsigKeysService.admitUse).
    */
   admitUse?(db: Database, found: { principal: Principal; lastUsedAt?: Date }, address: string): Promise<string | undefined>;
-  apply(
-    db: Database,
-    principal: Principal,
-    request: DnsUpdateRequest,
-  ): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
+  apply(db: Database, principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }>;
   /** a request signed with the key verified (the audit log records a key's first use) */
   keyUsed?(db: Database, principal: Principal, remote: string): Promise<void>;
   /** a request's TSIG failed (BADKEY, BADSIG, BADTIME, BADTRUNC): a failed authentication, for the audit log's summary */

@@ -419,12 +419,14 @@ export function applyOverlay<T extends Rr>(base: T[], overlays: readonly Overlay
 export async function lockZoneForOverlay(
   sql: Sql,
   name: string,
-): Promise<{ id: number; name: string; kind: string; dnssec?: DnssecPolicy } | undefined> {
+): Promise<{ id: number; name: string; kind: string; serial: number; dnssec?: DnssecPolicy } | undefined> {
   const [row] = await sql.rows(
-    `select d.id, d.name, d.kind, ${DNSSEC_POLICY_JSON} as dnssec from domains d where d.name = $1 for update of d`,
+    `select d.id, d.name, d.kind, d.serial, ${DNSSEC_POLICY_JSON} as dnssec from domains d where d.name = $1 for update of d`,
     [name],
   );
-  return row ? { id: Number(row.id), name: row.name, kind: row.kind, dnssec: policyFromJson(row.dnssec) } : undefined;
+  return row
+    ? { id: Number(row.id), name: row.name, kind: row.kind, serial: Number(row.serial), dnssec: policyFromJson(row.dnssec) }
+    : undefined;
 }
 
 /** a zone's id and name, unlocked (a read of its overlays) */

@@ -49,8 +49,15 @@ const restField = (field: string) => {
   return REST_FIELD_NAMES[bare] ?? bare;
 };
 
+/**
+ * The errors of a request's own fields (`readInputs`): named as the request sent them already, so that a body's
+ * `type` (GraphQL's name, where REST's is `rtype`) is told as `type`, not renamed
+ */
+const namedAsSent = new WeakSet<DomainError>();
+
 /** A domain error thrown by a service called directly (a stream, a route's own check), with REST's field names. */
 function withRestFields(error: DomainError): DomainError {
+  if (namedAsSent.has(error)) return error;
   return new DomainError(
     error.code,
     error.message,
@@ -104,10 +111,13 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
   }
   for (const name of Object.keys(body)) {
     if (!route.body?.[name]) {
+      // GraphQL's name of a field REST names otherwise (`type` for `rtype`): said so
+      const restName = REST_FIELD_NAMES[name];
+      const meant = restName && route.body?.[restName] ? `: this request calls it ${restName}` : '';
       problems.push({
         field: name,
         code: 'UNKNOWN_FIELD',
-        message: `${name} is not a field of this request (expected: ${Object.keys(route.body ?? {}).join(', ') || 'none'})`,
+        message: `${name} is not a field of this request${meant} (expected: ${Object.keys(route.body ?? {}).join(', ') || 'none'})`,
       });
     }
   }
@@ -145,6 +155,12 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
         inputs[name] = raw as unknown[];
       } else if (spec.kind === 'int') {
         const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+        // a whole number below zero is one, out of range: said as such
+        if (/^-\d{1,15}$/.test(text)) {
+          const range = spec.max === undefined ? 'at least 0' : `from 0 to ${spec.max}`;
+          problems.push({ field: name, code: 'NUMBER_TOO_SMALL', message: `${name} must be ${range} (got ${text})` });
+          continue;
+        }
         if (!/^\d{1,15}$/.test(text)) {
           problems.push({ field: name, code: 'NOT_A_WHOLE_NUMBER', message: `${name} must be a whole number` });
           continue;
@@ -178,7 +194,9 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
   if (fields.query.length) take(fields.query, req.query as Record<string, unknown>);
   for (const name of fields.required) {
     if (inputs[name] === undefined && !problems.some((p) => p.field === name)) {
-      problems.push({ field: name, code: 'REQUIRED', message: `${name} is required` });
+      // sent under its GraphQL name (`type` for `rtype`): the name as sent is told
+      const sentAs = Object.keys(body).find((sent) => REST_FIELD_NAMES[sent] === name);
+      problems.push({ field: name, code: 'REQUIRED', message: `${name} is required${sentAs ? ` (the body has ${sentAs})` : ''}` });
     }
   }
   if (route.path === '/domain/delete' && inputs.zone === undefined && !problems.some((p) => p.field === 'zone')) {
@@ -186,7 +204,9 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
   }
   if (problems.length) {
     const code: ErrorCode = problems[0].field === 'body' ? 'BAD_REQUEST' : 'INVALID_INPUT';
-    throw new DomainError(code, problems[0].message, problems);
+    const error = new DomainError(code, problems[0].message, problems);
+    namedAsSent.add(error);
+    throw error;
   }
   return inputs;
 }
@@ -216,9 +236,10 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     // primary; the audit of refusals writes, on the primary
     const readDb = databaseOf(res.req, db);
     // a context per operation, for the principal requireApiKey found; a REST answer
-    // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
+    // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE);
+    // its TTLs are the REST contract's (ALLOWED_TTLS), whichever service it reaches
     const context = async (operationDb: Database): Promise<GraphQLContext> =>
-      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true });
+      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true, restContract: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
       // a mutation writes: on the primary whatever the route's method
@@ -248,7 +269,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
         } catch (invalid) {
           throw fromGraphQLErrors([formatError({ message: String((invalid as Error).message) }, invalid)]);
         }
-        const context: RequestContext = { db: readDb, principal, warnings: [] };
+        const context: RequestContext = { db: readDb, principal, warnings: [], restContract: true };
         try {
           return await act(services, context, input);
         } catch (error) {
@@ -276,7 +297,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
       },
       async stream(read) {
         // a service's own context: no loaders, no GraphQL; the same principal, database and scope
-        return read(services, { db: readDb, principal, warnings: [] });
+        return read(services, { db: readDb, principal, warnings: [], restContract: true });
       },
     };
   };

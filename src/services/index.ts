@@ -148,7 +148,7 @@ export function createServices(settings: Settings, db: Database): Services {
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),
     tsigKeys,
-    dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
+    dnsUpdates: new DnsUpdatesService(zoneChanges, settings),
     propagation: new PropagationStatusService(settings),
     dnssec: new DnssecService(settings, domains, dnssecWriter),
     audit,

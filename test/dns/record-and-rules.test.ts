@@ -186,7 +186,8 @@ describe('checkRecordPlacement', () => {
     ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
     ['a CNAME beside a TXT', [rec('www', 'TXT', '"x"')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
     ['a DS at the apex', apex, rec('@', 'DS', '1 8 2 ' + 'AB'.repeat(32)), ['DS_AT_APEX']],
-    ['a CNAME at the apex', apex, rec('@', 'CNAME', 'x.example.net.'), ['CNAME_AT_APEX', 'CNAME_CONFLICT']],
+    // said once, on the CNAME: not again as a conflict with each of the apex's types
+    ['a CNAME at the apex', apex, rec('@', 'CNAME', 'x.example.net.'), ['CNAME_AT_APEX']],
     ['an SOA off the apex', [], rec('www', 'SOA', SOA_RDATA), ['SOA_NOT_AT_APEX']],
     ['a second SOA', apex, rec('@', 'SOA', SOA_RDATA.replace('2025010100', '2025010101')), ['SOA_SINGLETON']],
     ['a different TTL in an RRset', [rec('www', 'A', '192.0.2.1', 3600)], rec('www', 'A', '192.0.2.2', 300), ['TTL_MISMATCH']],
@@ -206,6 +207,21 @@ describe('checkRecordPlacement', () => {
     ['an NS at the apex', apex, rec('@', 'NS', 'ns3.example.net.')],
   ])('allows %s', (_name, sameOwner, next) => {
     expect(checkRecordPlacement(ZONE, sameOwner, next)).toEqual([]);
+  });
+
+  it('says a CNAME at the apex once, suggesting ALIAS, and not again on the apex data beside it', () => {
+    const [problem] = checkRecordPlacement(ZONE, apex, rec('@', 'CNAME', 'x.example.net.'));
+    expect(problem.message).toMatch(/an ALIAS record serves its target's addresses there instead \(with ALIAS_RESOLVERS set\)$/);
+    expect(checkRecordPlacement(ZONE, [rec('@', 'CNAME', 'x.example.net.')], rec('@', 'MX', '10 mx.example.net.'))).toEqual([]);
+  });
+
+  it('names the owner an SOA off the apex has, absolute, and suggests the final dot the zone name lacked', () => {
+    const [relative] = checkRecordPlacement(ZONE, [], rec('example.com', 'SOA', SOA_RDATA));
+    expect(relative.message).toBe(
+      'owner: the SOA record belongs at the apex (@) of example.com, not at example.com.example.com. (`example.com` without a final dot is relative to the zone: write `example.com.`, or @)',
+    );
+    const [www] = checkRecordPlacement(ZONE, [], rec('www', 'SOA', SOA_RDATA));
+    expect(www.message).toBe('owner: the SOA record belongs at the apex (@) of example.com, not at www.example.com.');
   });
 
   it('an edit replaces its previous version', () => {
@@ -378,6 +394,12 @@ describe("the CNAME conflict names the type already at the owner, in RESTKnot's 
       [rec('www', 'TXT', '"x"')],
       rec('www', 'CNAME', 'x.example.net.'),
       'A TXT record already exist with that owner',
+    ],
+    [
+      'a CNAME where an A, an AAAA and a TXT are: each named',
+      [rec('www', 'A', '192.0.2.1'), rec('www', 'AAAA', '2001:db8::1'), rec('www', 'TXT', '"x"')],
+      rec('www', 'CNAME', 'x.example.net.'),
+      'A, AAAA and TXT records already exist with that owner',
     ],
     [
       'an A where a CNAME is',

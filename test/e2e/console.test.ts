@@ -262,9 +262,10 @@ test('records: typed forms from recordTypes add records of several types; a refu
     const hints = (await input.getAttribute('aria-describedby'))!.split(' ');
     expect(await form.locator(`[id="${hints[0]}"] code`).allTextContents()).toContain(field);
   }
-  // the TTL is chosen among the server's allowed values (serverSettings.allowedTtls: ALLOWED_TTLS' default here)
+  // the TTL is chosen among the server's allowed values (serverSettings.allowedTtls: ALLOWED_TTLS_BEYOND_REST's
+  // default here, any TTL, so the usual steps from a minute to two days)
   const offered = await form.locator('#record-ttl option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
-  expect(offered).toEqual(['300', '900', '1800', '3600', '7200', '14400', '28800', '43200', '86400']);
+  expect(offered).toEqual(['60', '120', '300', '600', '900', '1800', '3600', '7200', '14400', '28800', '43200', '86400', '172800']);
   expect(await form.locator('#record-ttl').inputValue()).toBe('3600');
   await page.getByRole('button', { name: 'Cancel' }).click();
 

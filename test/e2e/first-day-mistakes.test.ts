@@ -1,6 +1,6 @@
 /**
  * The first day, again: each mistake a new user made is explained once, at the right place. A
- * `$TTL` outside ALLOWED_TTLS is one error with its lines and the remedy; REST writes carry the warnings
+ * `$TTL` outside ALLOWED_TTLS (the REST layer's) is one error with its lines and the remedy; REST writes carry the warnings
  * GraphQL gives (X-Zonekeeper-Warnings); unquoted long TXT text is split; a CNAME at the apex says so; an
  * import into a zone the key cannot see is ZONE_NOT_FOUND alone; a user cannot create a single-label zone;
  * an unknown CAA tag and a second SPF record are warned about.
@@ -32,7 +32,7 @@ const headerWarnings = (res: { headers: Record<string, string> }): { field: stri
   res.headers['x-zonekeeper-warnings'] === undefined ? [] : JSON.parse(res.headers['x-zonekeeper-warnings']);
 const gqlWarnings = (res: { body: any }): string[] => (res.body.extensions?.warnings ?? []).map((w: any) => w.code);
 
-test('a $TTL outside ALLOWED_TTLS is one error with its lines, its count and the remedy (REST and GraphQL)', async () => {
+test('a $TTL outside ALLOWED_TTLS is one error with its lines, its count and the remedy (REST); GraphQL takes it', async () => {
   const records = Array.from({ length: 12 }, (_, i) => `host${i} IN A 192.0.2.${i + 1}`);
   const text = `$TTL 600\n${records.join('\n')}\n`;
   const rest = await app.http.post(`/api/domain/import/${ZONE}`).set('X-API-Key', aliceKey).send({ text, mode: 'MERGE' });
@@ -40,19 +40,24 @@ test('a $TTL outside ALLOWED_TTLS is one error with its lines, its count and the
   expect(rest.body.error).toBe('INVALID_ZONE_FILE');
   expect(rest.body.details).toHaveLength(1);
   expect(rest.body.details[0]).toMatchObject({ field: 'ttl', code: 'TTL_NOT_ALLOWED', line: 2, count: 12 });
-  expect(rest.body.details[0].message).toMatch(/^lines 2-13 \(12 lines\): ttl: 600 is not one of the allowed values/);
+  expect(rest.body.details[0].message).toMatch(/^lines 2-13 \(12 lines\): ttl: 600 is not one of the allowed values .* \(ALLOWED_TTLS\)/);
   expect(rest.body.message).not.toMatch(/more problem/);
   for (const remedy of ['--clamp-ttls', 'ttlPolicy: CLAMP', 'ttl_policy=CLAMP']) expect(rest.body.message).toContain(remedy);
 
+  // GraphQL's policy is ALLOWED_TTLS_BEYOND_REST, any TTL by default: the same file is taken there
   const gql = await app.gql(IMPORT, { z: ZONE, t: text }, aliceKey);
-  expect(errorCode(gql)).toBe('INVALID_ZONE_FILE');
-  expect(gql.errors![0].extensions.details).toHaveLength(1);
+  expect(gql.errors).toBeUndefined();
+  expect(gql.data.importZone.added).toBe(12);
 
   // problems that differ stay apart, each with its own line
-  const mixed = await app.gql(IMPORT, { z: ZONE, t: `a IN A 192.0.2.1\nb 600 IN A 192.0.2.2\nc 3600 IN A not-an-address\n` }, aliceKey);
+  const mixed = await app.gql(
+    IMPORT,
+    { z: ZONE, t: `a IN A 192.0.2.1\nb 4294967296 IN A 192.0.2.2\nc 3600 IN A not-an-address\n` },
+    aliceKey,
+  );
   expect(mixed.errors![0].extensions.details.map((d: any) => [d.code, d.line, d.count])).toEqual([
     ['TTL_MISSING', 1, undefined],
-    ['TTL_NOT_ALLOWED', 2, undefined],
+    ['TTL_RANGE', 2, undefined],
     ['INVALID_IPV4', 3, undefined],
   ]);
 });
@@ -191,4 +196,66 @@ test('an unknown CAA tag and a second SPF record at the apex are taken with a wa
   const check = await app.gql(`query($z: String!) { checkZone(zone: $z) { warnings { owner type code } } }`, { z: ZONE }, aliceKey);
   const codes = check.data.checkZone.warnings.map((w: any) => `${w.owner} ${w.type} ${w.code}`);
   expect(codes).toEqual(expect.arrayContaining(['@ CAA CAA_UNKNOWN_TAG', '@ TXT SPF_MULTIPLE_RECORDS']));
+});
+
+test("a Cloudflare export's SOA without its final dot names the owner it got and the dot; an apex CNAME is one error suggesting ALIAS", async () => {
+  const text = [
+    `${ZONE} 3600 IN SOA ns1.example.net. dns.example.net. 2040000000 10000 2400 604800 3600`,
+    `${ZONE}. 3600 IN NS ns1.example.net.`,
+    `${ZONE}. 300 IN CNAME shop.example.net.`,
+    `${ZONE}. 300 IN MX 10 mail.example.net.`,
+    `${ZONE}. 300 IN TXT "v=spf1 -all"`,
+  ].join('\n');
+  const res = await app.gql(IMPORT, { z: ZONE, t: text }, aliceKey);
+  expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
+  const details = res.errors![0].extensions.details.map((d: any) => [d.line, d.code]);
+  expect(details).toEqual([
+    [1, 'SOA_NOT_AT_APEX'],
+    [3, 'CNAME_AT_APEX'],
+  ]);
+  const [soa, cname] = res.errors![0].extensions.details;
+  expect(soa.message).toBe(
+    `line 1: owner: the SOA record belongs at the apex (@) of ${ZONE}, not at ${ZONE}.${ZONE}. (\`${ZONE}\` without a final dot is relative to the zone: write \`${ZONE}.\`, or @)`,
+  );
+  expect(cname.message).toMatch(/an ALIAS record serves its target's addresses there instead \(with ALIAS_RESOLVERS set\)$/);
+});
+
+test('REST: a negative TTL is out of range, and `type` sent for `rtype` is named as sent', async () => {
+  const negative = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'neg', rtype: 'A', rdata: '192.0.2.1', ttl: -5 });
+  expect(negative.status).toBe(422);
+  expect(negative.body.details).toEqual([{ field: 'ttl', code: 'NUMBER_TOO_SMALL', message: 'ttl must be from 0 to 2147483647 (got -5)' }]);
+
+  const typed = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'typed', type: 'A', rdata: '192.0.2.1', ttl: 300 });
+  expect(typed.status).toBe(422);
+  expect(typed.body.details).toEqual([
+    {
+      field: 'type',
+      code: 'UNKNOWN_FIELD',
+      message: 'type is not a field of this request: this request calls it rtype (expected: zone, owner, rtype, rdata, ttl)',
+    },
+    { field: 'rtype', code: 'REQUIRED', message: 'rtype is required (the body has type)' },
+  ]);
+});
+
+test('a CNAME where A, AAAA and TXT are names each type, not only the first', async () => {
+  for (const [type, rdata] of [
+    ['A', '192.0.2.7'],
+    ['AAAA', '2001:db8::7'],
+    ['TXT', '"held"'],
+  ])
+    expect(
+      (await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'held', type, rdata, ttl: 300 } }, aliceKey)).errors,
+    ).toBeUndefined();
+  const rest = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .send({ zone: ZONE, owner: 'held', rtype: 'CNAME', rdata: 'elsewhere.example.net.', ttl: 300 });
+  expect(rest.status).toBe(409);
+  expect(rest.body.message).toBe('A, AAAA and TXT records already exist with that owner');
 });

@@ -150,15 +150,14 @@ describe('records', () => {
     expect(errorCode(await create({ owner: '@', type: 'CNAME', rdata: 'elsewhere.example.' }))).toBe('CNAME_CONFLICT');
   });
 
-  it('refuses a TTL outside the allow-list, and a TTL different from its RRset', async () => {
-    expect(errorCode(await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.1', ttl: 3601 }))).toBe('INVALID_TTL');
-    expect((await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.1', ttl: 300 })).errors).toBeUndefined();
-    expect(errorCode(await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.2', ttl: 600 }))).toBe('INVALID_TTL');
+  it('takes any TTL of RFC 2181 §8 (ALLOWED_TTLS_BEYOND_REST by default), refuses one out of range, and a TTL different from its RRset', async () => {
+    expect(errorCode(await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.1', ttl: -1 }))).toBe('INVALID_TTL');
+    expect((await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.1', ttl: 3601 })).errors).toBeUndefined();
     expect(errorCode(await create({ owner: 'ttl', type: 'A', rdata: '192.0.2.2', ttl: 3600 }))).toBe('RRSET_TTL_MISMATCH');
   });
 
   it('reports every problem of a request at once', async () => {
-    const res = await create({ owner: 'bad..owner', type: 'A', rdata: '999.1.1.1', ttl: 1 });
+    const res = await create({ owner: 'bad..owner', type: 'A', rdata: '999.1.1.1', ttl: -1 });
     expect(res.errors?.[0].extensions.code).toBe('INVALID_OWNER');
     const fields = res.errors?.[0].extensions.details.map((d: { field: string }) => d.field);
     expect(fields).toEqual(expect.arrayContaining(['owner', 'rdata', 'ttl']));

@@ -90,3 +90,39 @@ test("refusals: a user's key is FORBIDDEN, an unknown view or zone is not found,
     expect(res.errors?.[0].extensions.details?.[0]?.field ?? res.errors?.[0].extensions.field).toBe('first');
   }
 });
+
+test('a write that changes nothing writes nothing: the same overlay again, a clear of none, keep the serial and the history', async () => {
+  const zone = 'vh-same.example';
+  await createZone(app, await createUser(app, 'vh-same@vh.example'), zone);
+  const CLEAR = `mutation($z: String!, $v: String!, $o: String!, $t: String!) { clearViewOverlay(zone: $z, view: $v, owner: $o, type: $t) }`;
+  const clear = async (vars: Record<string, unknown>): Promise<number> => {
+    const res = await app.gql(CLEAR, vars);
+    expect(res.errors).toBeUndefined();
+    return res.data.clearViewOverlay;
+  };
+  const baseSerial = (await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: zone })).data.domain.serial;
+  const historyOf = async (view: string) => (await app.gql(HISTORY, { z: zone, v: view })).data.viewHistory.map((e: any) => e.serial);
+
+  // a clear of an overlay that is not there, in a view that never overlaid the zone: the base's serial, no event
+  expect(await clear({ z: zone, v: 'lab', o: 'api', t: 'A' })).toBe(baseSerial);
+  expect((await app.gql(`{ viewZone(zone: "${zone}", view: "lab") { serial } }`)).data.viewZone.serial).toBe(baseSerial);
+  expect(await historyOf('lab')).toEqual([]);
+
+  const records = [
+    { rdata: '10.1.2.3', ttl: 300 },
+    { rdata: '10.1.2.4', ttl: 300 },
+  ];
+  const set = await overlay({ z: zone, v: 'inside', o: 'api', t: 'A', a: 'REPLACE', r: records });
+  const hidden = await overlay({ z: zone, v: 'inside', o: 'www', t: 'CNAME', a: 'HIDE' });
+  // the same replace again (its records in another order), the same hide again, a clear of an RRset not overlaid
+  expect(await overlay({ z: zone, v: 'inside', o: 'api', t: 'A', a: 'REPLACE', r: [...records].reverse() })).toBe(hidden);
+  expect(await overlay({ z: zone, v: 'inside', o: 'www', t: 'CNAME', a: 'HIDE' })).toBe(hidden);
+  expect(await clear({ z: zone, v: 'inside', o: 'mail', t: 'A' })).toBe(hidden);
+  expect((await app.gql(`{ viewZone(zone: "${zone}", view: "inside") { serial } }`)).data.viewZone.serial).toBe(hidden);
+  expect(await historyOf('inside')).toEqual([hidden, set]);
+
+  // a change of the TTL alone is a change: the serial steps
+  const retimed = await overlay({ z: zone, v: 'inside', o: 'api', t: 'A', a: 'REPLACE', r: records.map((r) => ({ ...r, ttl: 600 })) });
+  expect(retimed).toBe(hidden + 1);
+  expect(await historyOf('inside')).toEqual([retimed, hidden, set]);
+});

@@ -15,7 +15,13 @@ let dnsPort: number;
 beforeAll(async () => {
   // the primary too: what an import leaves is read back by AXFR
   dnsPort = await freePort();
-  app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
+  // GraphQL held to RESTKnot's list too (an operator's ALLOWED_TTLS_BEYOND_REST): the TTL refusals and the CLAMP
+  // policy of an import are the same at both edges
+  app = await startTestApp({
+    ROLES: 'api,dns',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    ALLOWED_TTLS_BEYOND_REST: '300,900,1800,3600,7200,14400,28800,43200,86400',
+  });
   userId = await createUser(app, 'files@example.org');
   await createZone(app, userId, 'files.test');
   for (const [owner, type, rdata] of [
@@ -270,7 +276,7 @@ test('a refused import names the first problem and the count, each problem with 
   const res = await app.gql(IMPORT_FULL, { zone: 'bad.test', text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
   expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
   expect(res.errors![0].message).toBe(
-    'Bad zone file: line 4: ttl: 61 is not one of the allowed values 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400; to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change ALLOWED_TTLS (and 2 more problems)',
+    'Bad zone file: line 4: ttl: 61 is not one of the allowed values 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400 (ALLOWED_TTLS_BEYOND_REST); to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change that setting (and 2 more problems)',
   );
   const details = res.errors![0].extensions.details;
   expect(details.map((d: { line: number; code: string }) => [d.line, d.code])).toEqual([

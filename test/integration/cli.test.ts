@@ -14,7 +14,13 @@ let app: TestApp;
 beforeAll(async () => {
   buildOnce();
   // a health check asked for meets no root server (nothing listens there) at once
-  app = await startTestApp({ HEALTH_ROOT_HINTS: '127.0.53.20', HEALTH_QUERY_TIMEOUT_MS: '100' });
+  // the CLI (a GraphQL client) held to RESTKnot's TTLs by the operator (ALLOWED_TTLS_BEYOND_REST): its refusals and
+  // --clamp-ttls are shown against a policy
+  app = await startTestApp({
+    HEALTH_ROOT_HINTS: '127.0.53.20',
+    HEALTH_QUERY_TIMEOUT_MS: '100',
+    ALLOWED_TTLS_BEYOND_REST: '300,900,1800,3600,7200,14400,28800,43200,86400',
+  });
 }, 120_000);
 afterAll(async () => app?.close());
 
@@ -47,7 +53,7 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).not.toContain('192.0.2.25');
   expect((await cli(['zone', 'import', 'cli.example', file, '--merge'], asUser)).code).toBe(0);
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toContain('192.0.2.25');
-  // a TTL the default ALLOWED_TTLS lacks: refused as it is, imported with --clamp-ttls at the nearest allowed TTL
+  // a TTL the policy lacks: refused as it is, imported with --clamp-ttls at the nearest allowed TTL
   const odd = path.join(path.dirname(file), 'odd.zone');
   writeFileSync(odd, 'odd 120 IN A 192.0.2.26\n');
   const refused = await cli(['zone', 'import', 'cli.example', odd, '--merge'], asUser);
@@ -274,11 +280,12 @@ test("TTLs: add and edit take BIND's units, edit keeps the record's TTL without 
   expect(JSON.parse((await cli(['--json', 'record', 'add', 'ttl.example', 'two', 'A', '192.0.2.3', '--ttl', '2H'])).out)).toMatchObject({
     ttl: 7200,
   });
-  // units that add up: 1h30m is 5400 s, read by the CLI and then refused by the service's ALLOWED_TTLS (exit 1, not 2)
+  // units that add up: 1h30m is 5400 s, read by the CLI and then refused by the service's policy (exit 1, not 2)
   const mixed = await cli(['record', 'add', 'ttl.example', 'three', 'A', '192.0.2.4', '--ttl', '1h30m']);
   expect(mixed.code).toBe(1);
   expect(mixed.err).toContain('INVALID_TTL');
   expect(mixed.err).toContain('ttl: 5400 is not one of the allowed values');
+  expect(mixed.err).toContain('(ALLOWED_TTLS_BEYOND_REST)');
   // a TTL that is not one: a usage mistake, said by the CLI, nothing sent
   for (const bad of ['1x', 'h', '5y', '1.5h', '99999999999']) {
     for (const args of [

@@ -65,8 +65,8 @@ test('a steered RRset is served with its definition; pausing and deleting are ch
     },
   });
   expect(created.errors).toBeUndefined();
-  // the shortest allowed TTL from 60 s up (ALLOWED_TTLS here starts at 300)
-  expect(created.data.createSteeredRrset).toMatchObject({ owner: 'api', type: 'A', ttl: 300, allDown: 'empty', maxAnswers: 8 });
+  // 60 s when none is given (ALLOWED_TTLS_BEYOND_REST takes any TTL by default)
+  expect(created.data.createSteeredRrset).toMatchObject({ owner: 'api', type: 'A', ttl: 60, allDown: 'empty', maxAnswers: 8 });
   expect(await served('api', 'A')).toEqual(['192.0.2.80', '192.0.2.81']);
   const id = created.data.createSteeredRrset.id;
   expect(

@@ -11,7 +11,6 @@
  * Debian packages: pdns-server, pdns-backend-sqlite3, sqlite3, bind9-dnsutils (dig).
  */
 import { appendFileSync } from 'node:fs';
-import { clampTtl, DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { dig, freePort } from '../propagation/knot';
 import { startPowerDns, PowerDnsServer } from '../support/powerdns-server';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -279,9 +278,8 @@ function shapeDifferences(powerDnsShape: string[], zonekeeperShape: string[]): s
  *   names on the wire against earlier ones and so lends them their case (`ns1.Example.NET.` after a CNAME to
  *   `Target.Example.NET.`); TXT strings keep their case;
  * - "DNSSEC records aside": DNSKEY, RRSIG, NSEC, NSEC3, NSEC3PARAM, CDS and CDNSKEY come from each server's own
- *   keys and choices (NSEC or NSEC3, its algorithm's random signatures): what is compared is the data signed;
- * - "nearest TTL": a TTL outside ALLOWED_TTLS (lego's 120, acme.sh's 60) is taken as DNS UPDATE takes it, the
- *   nearest allowed (src/dns/ttl.ts clampTtl); PowerDNS keeps any TTL, so its TTLs are mapped the same way.
+ *   keys and choices (NSEC or NSEC3, its algorithm's random signatures): what is compared is the data signed.
+ * TTLs are compared as they are: both keep any TTL by default (lego's 120, acme.sh's 60; ALLOWED_TTLS_BEYOND_REST).
  */
 const DNSSEC_TYPES = new Set(['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY']);
 
@@ -294,7 +292,7 @@ function normaliseRecords(lines: string[], origin?: string): string[] {
     let rdata = rest.join(' ');
     if (type === 'SOA') rdata = rdata.replace(/^(\S+ \S+) \d+ /, '$1 <serial> ');
     if (type !== 'TXT') rdata = rdata.toLowerCase();
-    out.add(`${name.toLowerCase()} ${clampTtl(Number(ttl), DEFAULT_ALLOWED_TTLS)} ${type} ${rdata}`);
+    out.add(`${name.toLowerCase()} ${Number(ttl)} ${type} ${rdata}`);
   }
   return [...out].sort();
 }
@@ -446,7 +444,7 @@ async function compare(step: ApiRequest): Promise<string[]> {
 
 beforeAll(async () => {
   zonekeeperDnsPort = await freePort();
-  // default settings on purpose (ALLOWED_TTLS among them): what a new user points the tools at
+  // default settings on purpose (the TTL policies among them): what a new user points the tools at
   [powerDns, app] = await Promise.all([startPowerDns(), startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${zonekeeperDnsPort}` })]);
   await createUser(app, ACCOUNT);
 }, 90_000);

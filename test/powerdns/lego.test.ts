@@ -2,8 +2,8 @@
  * lego's PowerDNS provider (Debian's lego, `--dns pdns`) against Zonekeeper's PowerDNS API, on the DEFAULT
  * settings: with an API key made with the ACME preset for one zone (docs/least-privilege.md), it gets a
  * certificate for the zone and a wildcard under it from the pebble ACME server, which validates DNS-01 through
- * our primary. lego reads only PDNS_API_URL and PDNS_API_KEY here (its TTL stays its default, 120: the nearest
- * allowed TTL applies). The same key cannot read or change another zone of the same user, nor add an A record.
+ * our primary. lego reads only PDNS_API_URL and PDNS_API_KEY here (its TTL stays its default, 120, which the
+ * PowerDNS API keeps as sent). The same key cannot read or change another zone of the same user, nor add an A record.
  * Debian packages: lego, pebble, openssl, bind9-dnsutils.
  */
 import { execFileSync } from 'node:child_process';

@@ -4,8 +4,9 @@
  * creates the zone on both, and a second `octodns-sync` plans nothing on either. The zone holds what a migration
  * carries and what PowerDNS reads back in its own text: a 2048-bit DKIM key (one string of 410 octets, which
  * PowerDNS cuts at 255), a DS, a TLSA and an SSHFP (digests PowerDNS reads back in lower case), a LOC (`1.00m`)
- * and an HTTPS with alpn (`alpn=h2,h3`), beside ordinary records. What the two servers read back of it is compared
- * too, text for text.
+ * and an HTTPS with alpn (`alpn=h2,h3`), beside ordinary records, one of them with `ttl: 60` (kept as 60:
+ * ALLOWED_TTLS_BEYOND_REST takes any TTL by default, so no sync plans `300 -> 60`). What the two servers read back
+ * of it is compared too, text for text, TTLs included.
  *
  * The wheels are the released ones (test/support/octodns.ts).
  */
@@ -33,6 +34,7 @@ const ZONE_YAML = `---
     values: [v=spf1 mx -all]
 www: {type: CNAME, value: octo.test.}
 mail: {type: A, value: 192.0.2.25}
+short: {type: A, ttl: 60, value: 192.0.2.60}
 v6: {type: AAAA, value: '2001:db8::1'}
 default._domainkey: {type: TXT, value: '${DKIM}'}
 sub:
@@ -57,8 +59,9 @@ _sip._tcp:
 `;
 
 /**
- * A dynamic record (two pools, the first falling back to the second) synced to Zonekeeper alone, with
- * enable_dynamic: octodns-powerdns writes it as one LUA record carrying the octodns-dynamic:v1 marker
+ * A dynamic record (two pools, the first falling back to the second, `ttl: 60` as for a failover record) synced to
+ * Zonekeeper alone, with enable_dynamic: octodns-powerdns writes it as one LUA record carrying the
+ * octodns-dynamic:v1 marker, its TTL kept as the A record's
  */
 const DYNAMIC_ZONE = 'dyn.test.';
 const DYNAMIC_ZONE_YAML = `---
@@ -66,6 +69,7 @@ const DYNAMIC_ZONE_YAML = `---
   - {type: A, value: 192.0.2.1}
 www:
   type: A
+  ttl: 60
   values: [192.0.2.10, 192.0.2.11]
   dynamic:
     pools:
@@ -91,16 +95,16 @@ function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
   return octodnsSync(path.join(work, config), doit, { POWERDNS_KEY: powerDns.apiKey, ZONEKEEPER_KEY: userKey });
 }
 
-/** a server's rrsets of the zone, `<name> <type> <content>` each, read back through its PowerDNS API */
+/** a server's rrsets of the zone, `<name> <ttl> <type> <content>` each, read back through its PowerDNS API */
 async function readBack(baseUrl: string, key: string): Promise<string[]> {
   const res = await fetch(`${baseUrl}/api/v1/servers/localhost/zones/${ZONE}`, { headers: { 'X-API-Key': key } });
   expect(res.status).toBe(200);
-  const zone = (await res.json()) as { rrsets: { name: string; type: string; records: { content: string }[] }[] };
+  const zone = (await res.json()) as { rrsets: { name: string; ttl: number; type: string; records: { content: string }[] }[] };
   return (
     zone.rrsets
       // the SOA (each server's serial) and the apex NS (PowerDNS makes the zone without NS, Zonekeeper with its defaults)
       .filter((set) => set.type !== 'SOA' && !(set.type === 'NS' && set.name === ZONE))
-      .flatMap((set) => set.records.map((r) => `${set.name} ${set.type} ${r.content}`))
+      .flatMap((set) => set.records.map((r) => `${set.name} ${set.ttl} ${set.type} ${r.content}`))
       .sort()
   );
 }
@@ -139,7 +143,7 @@ afterAll(async () => {
 test('octoDNS creates the zone on PowerDNS and on Zonekeeper, and its second run plans nothing on either', async () => {
   const first = await sync(true);
   // both targets took the whole zone (the zone created by octoDNS's POST, as octodns-powerdns does it)
-  expect(first.match(/Summary: Creates=14, Updates=0, Deletes=0/g)).toHaveLength(2);
+  expect(first.match(/Summary: Creates=15, Updates=0, Deletes=0/g)).toHaveLength(2);
   expect(first).toMatch(/PowerDnsProvider\[zonekeeper\] _apply: {3}creating zone=octo\.test\./);
 
   const second = await sync(false);
@@ -151,7 +155,8 @@ test('octoDNS creates the zone on PowerDNS and on Zonekeeper, and its second run
   // PowerDNS keeps octoDNS's `\;` as octoDNS wrote it, Zonekeeper the octets (`;`), which octoDNS escapes again when it
   // reads them: the one difference of text (docs/powerdns-api.md)
   expect(fromZonekeeper).toEqual(fromPowerDns.map((line) => line.replace(/\\;/g, ';')));
-  expect(fromZonekeeper).toContain(`default._domainkey.${ZONE} TXT "${DKIM.replace(/\\;/g, ';')}"`);
+  expect(fromZonekeeper).toContain(`default._domainkey.${ZONE} 3600 TXT "${DKIM.replace(/\\;/g, ';')}"`);
+  expect(fromZonekeeper).toContain(`short.${ZONE} 60 A 192.0.2.60`);
 }, 120_000);
 
 describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 marker)', () => {
@@ -173,10 +178,10 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
 
     // the PowerDNS API shows the LUA record as written, in place of the A RRset it serves
     const zone = (await (await api(`/zones/${DYNAMIC_ZONE}`)).json()) as {
-      rrsets: { name: string; type: string; records: { content: string }[] }[];
+      rrsets: { name: string; type: string; ttl: number; records: { content: string }[] }[];
     };
     const atWww = zone.rrsets.filter((set) => set.name === `www.${DYNAMIC_ZONE}`);
-    expect(atWww.map((set) => set.type)).toEqual(['LUA']);
+    expect(atWww.map((set) => `${set.type} ${set.ttl}`)).toEqual(['LUA 60']);
     expect(atWww[0].records).toHaveLength(1);
     expect(atWww[0].records[0].content).toMatch(/^A ";-- octodns-dynamic:v1:[A-Za-z0-9_=-]+\n/);
 

@@ -13,6 +13,11 @@ const problemsOf = (env: Record<string, string>): string[] => {
 describe('settings', () => {
   it('has working defaults', () => {
     const settings = loadSettings({});
+    // RESTKnot's nine preserved values on the REST layer; any TTL elsewhere; each policy names its setting
+    expect([...settings.allowedTtls]).toEqual([86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300]);
+    expect(settings.allowedTtls.setting).toBe('ALLOWED_TTLS');
+    expect([...settings.allowedTtlsBeyondRest]).toEqual([]);
+    expect(settings.allowedTtlsBeyondRest.setting).toBe('ALLOWED_TTLS_BEYOND_REST');
     expect(settings).toMatchObject({
       port: 3000,
       // loopback until told otherwise; /metrics without a key from loopback only
@@ -20,7 +25,6 @@ describe('settings', () => {
       metricsAllow: ['127.0.0.0/8', '::1/128'],
       heavyRequestsAtOnce: 4,
       databaseUrl: undefined,
-      allowedTtls: [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300],
       defaultNs: ['ns1.example.net.', 'ns2.example.net.'],
       defaultWwwCname: true,
       serialPolicy: 'date',
@@ -68,7 +72,8 @@ describe('settings', () => {
       DEFAULT_WWW_CNAME: 'OFF',
     });
     expect(settings.defaultWwwCname).toBe(false);
-    expect(settings.allowedTtls).toEqual([3600, 300, 60]);
+    expect([...settings.allowedTtls]).toEqual([3600, 300, 60]);
+    expect([...loadSettings({ ALLOWED_TTLS_BEYOND_REST: '300-86400' }).allowedTtlsBeyondRest]).toEqual([[300, 86400]]);
     expect(settings.defaultNs).toEqual(['a.example.org.', 'b.example.org.']);
     expect(settings.secondaries).toEqual([
       { host: '127.0.0.1', port: 5301 },
@@ -171,6 +176,7 @@ describe('settings', () => {
   it.each([
     ['PORT', 'eighty'],
     ['ALLOWED_TTLS', '3600,abc'],
+    ['ALLOWED_TTLS_BEYOND_REST', '60-'],
     ['SERIAL_POLICY', 'weekly'],
     ['REST_ENVELOPE', 'soap'],
     ['DNS_LISTEN', 'localhost'],

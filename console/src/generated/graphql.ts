@@ -536,7 +536,7 @@ export type RecordInput = {
   owner: string;
   /** RDATA in presentation form; or give `data` instead (exactly one of the two). */
   rdata?: string | null | undefined;
-  /** One of the allowed TTL values (ALLOWED_TTLS). */
+  /** The TTL: 0 to 2147483647 (RFC 2181 §8), within ALLOWED_TTLS_BEYOND_REST when the operator set it (serverSettings.allowedTtls). */
   ttl: number;
   /** Record type (case-insensitive). */
   type: string;
@@ -726,9 +726,9 @@ export type ZoneImportMode =
   | 'REPLACE';
 
 export type ZoneImportTtlPolicy =
-  /** A TTL outside ALLOWED_TTLS becomes the nearest allowed one, reported as a TTL_CLAMPED warning. */
+  /** A TTL outside the TTL policy becomes the nearest allowed one, reported as a TTL_CLAMPED warning. */
   | 'CLAMP'
-  /** A TTL outside ALLOWED_TTLS refuses the file, every such line listed. */
+  /** A TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST; ALLOWED_TTLS through REST) refuses the file, every such line listed. */
   | 'REFUSE';
 
 /** Where a zone’s data comes from: PRIMARY, the API (ours); SECONDARY, transfers from its primaries (docs/transfers.md). */

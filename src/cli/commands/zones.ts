@@ -117,7 +117,10 @@ export function registerZoneCommands(program: Command): void {
     .description('import a master file, all or nothing; into a zone that does not exist with --create (asked at a terminal)')
     .option('--merge', 'add the file to the zone instead of replacing the zone with it')
     .option('--dry-run', 'show what would change and write nothing')
-    .option('--clamp-ttls', 'give a TTL outside ALLOWED_TTLS the nearest allowed one (with a warning) instead of refusing the file')
+    .option(
+      '--clamp-ttls',
+      'give a TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST) the nearest allowed one (with a warning) instead of refusing the file',
+    )
     .option('--create', 'create the zone first when it does not exist (its default records, then the file)')
     .option('--user <user>', "with --create: the account (id or e-mail) the new zone is for; default: the key's own account")
     .action(

@@ -32,6 +32,9 @@ export class RecordInput {
   })
   data?: RecordDataInput | null;
 
-  @Field(() => Int, { description: 'One of the allowed TTL values (ALLOWED_TTLS).' })
+  @Field(() => Int, {
+    description:
+      'The TTL: 0 to 2147483647 (RFC 2181 §8), within ALLOWED_TTLS_BEYOND_REST when the operator set it (serverSettings.allowedTtls).',
+  })
   ttl!: number;
 }

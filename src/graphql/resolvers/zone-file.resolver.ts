@@ -25,8 +25,11 @@ enum ZoneImportTtlPolicy {
 registerEnumType(ZoneImportTtlPolicy, {
   name: 'ZoneImportTtlPolicy',
   valuesConfig: {
-    REFUSE: { description: 'A TTL outside ALLOWED_TTLS refuses the file, every such line listed.' },
-    CLAMP: { description: 'A TTL outside ALLOWED_TTLS becomes the nearest allowed one, reported as a TTL_CLAMPED warning.' },
+    REFUSE: {
+      description:
+        'A TTL outside the TTL policy (ALLOWED_TTLS_BEYOND_REST; ALLOWED_TTLS through REST) refuses the file, every such line listed.',
+    },
+    CLAMP: { description: 'A TTL outside the TTL policy becomes the nearest allowed one, reported as a TTL_CLAMPED warning.' },
   },
 });
 

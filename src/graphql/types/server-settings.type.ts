@@ -18,7 +18,8 @@ export class TtlRangeType {
 })
 export class ServerSettingsType {
   @Field(() => [TtlRangeType], {
-    description: 'The TTLs the record API accepts (ALLOWED_TTLS), ascending; empty: any TTL from 0 to 2147483647 (RFC 2181 §8).',
+    description:
+      'The TTLs this API accepts (ALLOWED_TTLS_BEYOND_REST; the REST layer: ALLOWED_TTLS), ascending; empty: any TTL from 0 to 2147483647 (RFC 2181 §8).',
   })
   allowedTtls!: TtlRangeType[];
 }

@@ -52,7 +52,7 @@ import {
   votesOfZones,
   VoteRow,
 } from '../../repositories/steering';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { externalThresholds, memberCondition, memberHealthy, nextCheckState, type SteeringCondition } from './decision';
 import { noteServed, stageSteered } from './materialise';
@@ -123,7 +123,7 @@ const MAX_POOLS = 16;
 const MAX_MEMBERS = 64;
 /**
  * the TTL a steered RRset gets when none is given: short, so that resolvers follow a transition within a minute
- * (Route 53 advises 60 s for failover records), or the shortest ALLOWED_TTLS allows
+ * (Route 53 advises 60 s for failover records), or the shortest the request's TTL policy allows (allowedTtlsOf)
  */
 const PREFERRED_TTL = 60;
 function defaultTtl(allowed: AllowedTtls): number {
@@ -307,7 +307,7 @@ export class SteeringService {
   async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
     refuseRules(input);
     const zone = normaliseZoneName(zoneName);
-    const owner = this.parseOwner(zone, input);
+    const owner = this.parseOwner(ctx, zone, input);
     const id = await this.engine.changeZone(
       ctx.db,
       this.settings,
@@ -352,7 +352,7 @@ export class SteeringService {
   async setMemberAdmin(ctx: RequestContext, id: number, value: string, admin: string): Promise<SteeredRrsetView> {
     const status = oneOf(admin.toLowerCase(), ADMIN_STATUSES, 'admin');
     await this.changeOfRrset(ctx, id, async (change, current) => {
-      const canonical = canonicalValue(current.zone, current, value, this.settings, 'value');
+      const canonical = canonicalValue(current.zone, current, value, 'value');
       let found = false;
       const pools = current.pools.map((pool) => ({
         ...pool,
@@ -393,7 +393,7 @@ export class SteeringService {
     const dynamic = decodeOctodnsDynamic(content);
     refuseRules({ owner: ownerName, type: dynamic.type, pools: [], rules: dynamic.rules });
     const zone = normaliseZoneName(zoneName);
-    const owner = this.parseOwner(zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
+    const owner = this.parseOwner(ctx, zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
     await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
       change.requireLock();
       // as createRrset: the definition is a write of the RRset, whether or not its served records change now
@@ -448,7 +448,7 @@ export class SteeringService {
   /** deletes the steered RRsets that LUA records put at the owner, their served records and their checks */
   async deleteOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string): Promise<void> {
     const zone = normaliseZoneName(zoneName);
-    const owner = this.parseOwner(zone, { owner: ownerName, type: 'A', pools: [] });
+    const owner = this.parseOwner(ctx, zone, { owner: ownerName, type: 'A', pools: [] });
     await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
       change.requireLock();
       const removed = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner && r.luaContent != null);
@@ -558,11 +558,13 @@ export class SteeringService {
     return { name, address, ...settings };
   }
 
-  private parseOwner(zone: string, input: SteeredRrsetInput): string {
+  /** the owner read, and the TTL held to the request's policy (allowedTtlsOf), as a record's are */
+  private parseOwner(ctx: RequestContext, zone: string, input: SteeredRrsetInput): string {
+    const allowedTtls = allowedTtlsOf(ctx, this.settings);
     const parsed = parseApiRecord(
       zone,
-      { owner: input.owner, type: 'TXT', rdata: '"x"', ttl: input.ttl ?? defaultTtl(this.settings.allowedTtls) },
-      this.settings.allowedTtls,
+      { owner: input.owner, type: 'TXT', rdata: '"x"', ttl: input.ttl ?? defaultTtl(allowedTtls) },
+      allowedTtls,
     );
     if (!parsed.ok) throw errorFromProblems(parsed.problems, 'TXT');
     return parsed.record.owner;
@@ -575,8 +577,8 @@ export class SteeringService {
     const type = String(input.type ?? '').toUpperCase() as SteeredType;
     if (!(STEERED_TYPES as readonly string[]).includes(type))
       throw DomainError.invalid('type', `type: a steered RRset is one of ${STEERED_TYPES.join(', ')}`, 'INVALID_CHOICE');
-    const ttl = input.ttl ?? defaultTtl(this.settings.allowedTtls);
-    const owner = this.parseOwner(zone, { ...input, ttl });
+    const ttl = input.ttl ?? defaultTtl(allowedTtlsOf(ctx, this.settings));
+    const owner = this.parseOwner(ctx, zone, { ...input, ttl });
     requireAllowed(ctx.principal.policy, { zone, owner, type, access: 'write' });
     const rrset = { owner, type, ttl };
     if (!input.pools?.length || input.pools.length > MAX_POOLS)
@@ -598,7 +600,7 @@ export class SteeringService {
           if (!Number.isInteger(weight) || weight < 0 || weight > 255)
             throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
           return {
-            value: canonicalValue(zone, rrset, member.value, this.settings, `${field}.value`),
+            value: canonicalValue(zone, rrset, member.value, `${field}.value`),
             checkId,
             admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
             weight,
@@ -606,7 +608,7 @@ export class SteeringService {
         }),
       };
     });
-    const backup = (input.backup ?? []).map((value, i) => canonicalValue(zone, rrset, value, this.settings, `backup[${i}]`));
+    const backup = (input.backup ?? []).map((value, i) => canonicalValue(zone, rrset, value, `backup[${i}]`));
     const maxAnswers = input.maxAnswers ?? 8;
     if (!Number.isInteger(maxAnswers) || maxAnswers < 1 || maxAnswers > 64) throw DomainError.invalid('maxAnswers', 'maxAnswers: 1 to 64');
     const allDown = oneOf(String(input.allDown ?? 'backup').toLowerCase(), ALL_DOWN, 'allDown');
@@ -784,19 +786,12 @@ async function notFoundAs(code: 'STEERING_CHECK_NOT_FOUND' | 'STEERED_RRSET_NOT_
   }
 }
 
-/** a member's or backup value in its canonical presentation (an address, or a CNAME's absolute target) */
-function canonicalValue(
-  zone: string,
-  rrset: { owner: string; type: string; ttl: number },
-  value: string,
-  settings: Settings,
-  field: string,
-): string {
-  const parsed = parseApiRecord(
-    zone,
-    { owner: rrset.owner, type: rrset.type, ttl: rrset.ttl, rdata: String(value ?? '') },
-    settings.allowedTtls,
-  );
+/**
+ * a member's or backup value in its canonical presentation (an address, or a CNAME's absolute target); the
+ * RRset's TTL was held to the policy when the RRset was read (parseOwner), so none is applied here
+ */
+function canonicalValue(zone: string, rrset: { owner: string; type: string; ttl: number }, value: string, field: string): string {
+  const parsed = parseApiRecord(zone, { owner: rrset.owner, type: rrset.type, ttl: rrset.ttl, rdata: String(value ?? '') }, []);
   if (!parsed.ok) {
     const message = `${field}: ${parsed.problems.map((p) => p.message).join('; ')}`;
     throw DomainError.invalid(field, message);

@@ -1,12 +1,13 @@
 import { ownersToCheck } from '../../dns/zone-checks';
 import { isAtOrBelow, ownerOf, parseOwner } from '../../dns/name';
 import { CanonicalRecord, parseRecord, recordIdentity } from '../../dns/record';
-import { clampTtl } from '../../dns/ttl';
+import type { AllowedTtls } from '../../dns/ttl';
 import { soaSerial } from '../../dns/zone-rules';
 import { serialGreaterThan } from '../../dns/serial';
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
 import type { StoredRow } from '../../repositories/zone-writes';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
+import type { Settings } from '../../config/settings';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { decide, forbidden, isRestricted, KeyPolicy, seesZone } from '../../auth/policy';
 import type { PlannedChanges, PlanView, ZoneChangesService } from '../zones/zone-changes.service';
@@ -34,14 +35,6 @@ export interface DnsUpdateRequest {
   updates: UpdateOperation[];
 }
 
-/** an added RR whose TTL was not allowed, and the allowed TTL it got */
-export interface TtlAdjustment {
-  name: string;
-  type: string;
-  requested: number;
-  applied: number;
-}
-
 /** The RCODE names of RFC 2136 §2.2 a failed prerequisite answers with. */
 export type PrerequisiteFailure = 'YXDOMAIN' | 'NXDOMAIN' | 'YXRRSET' | 'NXRRSET';
 
@@ -66,21 +59,18 @@ interface ZoneRr {
  * - an added RR whose TTL differs from its RRset's gives the whole RRset that TTL (RFC 2181 §5.2: one TTL per
  *   RRset), as BIND does.
  * - an added SOA replaces the zone's only if its serial is greater (RFC 1982), and becomes the zone's serial.
- * - an added RR whose TTL is not in ALLOWED_TTLS takes the nearest allowed TTL instead of refusing the
- *   update (the record API refuses it): ACME clients send their own fixed TTL (certbot and lego 120,
- *   cert-manager 60) and have no setting for it, and a TXT challenge lives for seconds, so its TTL matters
- *   less than the certificate. The adjustments are returned so the DNS edge can log them (README, "DNS UPDATE").
+ * - an added RR's TTL is held to ALLOWED_TTLS_BEYOND_REST (allowedTtlsOf), which takes any TTL unless the
+ *   operator sets a policy: ACME clients send their own fixed TTL (certbot and lego 120, cert-manager 60) and
+ *   get it; under a policy that does not allow it, the update is REFUSED naming the setting, never applied with
+ *   another TTL (README, "DNS UPDATE").
  */
 export class DnsUpdatesService {
   constructor(
     private readonly zoneChanges: ZoneChangesService,
-    private readonly allowedTtls: Parameters<typeof parseRecord>[2],
+    private readonly settings: Pick<Settings, 'allowedTtls' | 'allowedTtlsBeyondRest'>,
   ) {}
 
-  async apply(
-    ctx: RequestContext,
-    request: DnsUpdateRequest,
-  ): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }> {
+  async apply(ctx: RequestContext, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }> {
     const zone = normaliseZoneName(request.zone);
     // §3.2 and §3.4.1.3: every name must be in the zone (NOTZONE)
     for (const item of [...request.prerequisites, ...request.updates]) {
@@ -103,17 +93,13 @@ export class DnsUpdatesService {
       ...updateOwners,
       ...(added.length ? ownersToCheck(zone, added) : []),
     ];
-    let ttlAdjustments: TtlAdjustment[] = [];
+    const allowedTtls = allowedTtlsOf(ctx, this.settings);
     const result = await this.zoneChanges.applyPlanned(ctx, {
       zone,
       owners,
-      plan: (view) => {
-        // a plan may be decided again (the zone changed meanwhile): only the last decision's adjustments count
-        ttlAdjustments = [];
-        return this.plan(zone, view, request, updateOwners, ttlAdjustments);
-      },
+      plan: (view) => this.plan(zone, view, request, updateOwners, allowedTtls),
     });
-    return { changed: result.changed, serial: result.serial, ttlAdjustments };
+    return { changed: result.changed, serial: result.serial };
   }
 
   /** `owners`: the stored owner of each update, in order */
@@ -122,7 +108,7 @@ export class DnsUpdatesService {
     view: PlanView,
     request: DnsUpdateRequest,
     owners: readonly string[],
-    ttlAdjustments: TtlAdjustment[],
+    allowedTtls: AllowedTtls,
   ): PlannedChanges {
     checkPrerequisites(zone, view.records, request.prerequisites);
     const soaRow = view.records.find((r) => r.type === 'SOA' && r.owner === '@');
@@ -136,9 +122,7 @@ export class DnsUpdatesService {
       const owner = owners[index];
       switch (update.kind) {
         case 'ADD': {
-          const ttl = clampTtl(update.ttl, this.allowedTtls);
-          if (ttl !== update.ttl) ttlAdjustments.push({ name: update.name, type: update.type, requested: update.ttl, applied: ttl });
-          const parsed = parseRecord(zone, { owner: update.name, type: update.type, rdata: update.rdata, ttl }, this.allowedTtls);
+          const parsed = parseRecord(zone, { owner: update.name, type: update.type, rdata: update.rdata, ttl: update.ttl }, allowedTtls);
           if (!parsed.ok) throw errorFromProblems(parsed.problems);
           const record = parsed.record;
           if (record.type === 'SOA') {

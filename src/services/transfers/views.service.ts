@@ -14,7 +14,8 @@ import { normaliseZoneName } from '../../dns/zone-name';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
+import type { AllowedTtls } from '../../dns/ttl';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
 import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
@@ -27,6 +28,7 @@ import {
   listViews,
   lockZoneForOverlay,
   OverlayAction,
+  type OverlayRow,
   overlaysAt,
   overlaysOfZone,
   Rr,
@@ -84,6 +86,22 @@ const VIEW_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const NOTIFY_TARGET = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:]+\](:\d{1,5})?|[0-9a-f:]+)$/i;
 /** the apex SOA is the zone's own, every view's serial aside: a view cannot change or hide it */
 const NOT_OVERLAID = new Set(['SOA']);
+
+/**
+ * Whether setting `action` with `records` leaves the view's overlay of the RRset as `current` has it: the same
+ * action with the same records (one TTL, RDATA in canonical form, in any order), or a clear of no overlay
+ */
+function overlayUnchanged(
+  current: OverlayRow | undefined,
+  action: OverlayAction | undefined,
+  records: readonly { ttl: number; rdata: string }[],
+): boolean {
+  if (!action || !current) return !action && !current;
+  if (current.action !== action || current.records.length !== records.length) return false;
+  const key = (r: { ttl: number; rdata: string }) => `${r.ttl} ${r.rdata}`;
+  const held = new Set(current.records.map(key));
+  return records.every((r) => held.has(key(r)));
+}
 
 export class ViewsService {
   constructor(
@@ -226,6 +244,8 @@ export class ViewsService {
    * Sets (or clears) a view's overlay of one RRset in a zone, through the write engine in the zone's turn: the
    * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), the view's
    * serial of the zone steps in the same transaction, and a signed zone's view is signed again for it.
+   * A write that changes nothing writes nothing (docs/views.md): the same overlay set again, or a clear of an
+   * overlay that is not there, answers the view's serial as it is, with no event, NOTIFY or transfer.
    */
   async setOverlay(ctx: RequestContext, input: OverlayInput): Promise<{ serial: number }> {
     requireAdmin(ctx.principal);
@@ -238,7 +258,7 @@ export class ViewsService {
     if (NOT_OVERLAID.has(type)) throw DomainError.invalid('type', `type: a view cannot change or hide the zone's ${type}`);
     if (type === 'NS' && owner.name === '@' && input.action !== undefined)
       throw DomainError.invalid('type', "type: the apex NS set is the zone's in every view (the parent sees one zone)");
-    const records = this.overlayRecords(zoneName, owner.name, type, input);
+    const records = this.overlayRecords(zoneName, owner.name, type, input, allowedTtlsOf(ctx, this.settings));
     return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'view-overlay',
       zone: { name: zoneName },
@@ -254,8 +274,17 @@ export class ViewsService {
         }
         const view = await viewByName(sql, input.view);
         if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+        const atOwner = await overlaysAt(sql, zone.id, [owner.name], view.id);
+        if (
+          overlayUnchanged(
+            atOwner.find((o) => o.type === type),
+            input.action,
+            records,
+          )
+        )
+          return { serial: (await viewSerial(sql, zone.id, view.id)) ?? zone.serial };
         // the view's zone at that owner as it would be: the base's records under the view's overlays, this one set
-        const others = (await overlaysAt(sql, zone.id, [owner.name], view.id)).filter((o) => o.type !== type);
+        const others = atOwner.filter((o) => o.type !== type);
         const next = input.action ? [{ viewId: view.id, owner: owner.name, type, action: input.action, records }] : [];
         const viewRecords = applyOverlay(await baseRecordsAt(sql, zone.id, [owner.name]), [...others, ...next]);
         const problems = checkOwnerData(zone.name, viewRecords);
@@ -305,17 +334,19 @@ export class ViewsService {
     return this.secondaryConfig(ctx, viewName, primary, 'bind');
   }
 
-  /** a replace's records read as the record API reads them (canonical RDATA, the allowed TTLs), one TTL for the set */
-  private overlayRecords(zone: string, owner: string, type: string, input: OverlayInput): { ttl: number; rdata: string }[] {
+  /** a replace's records read as the record API reads them (canonical RDATA, the request's TTLs), one TTL for the set */
+  private overlayRecords(
+    zone: string,
+    owner: string,
+    type: string,
+    input: OverlayInput,
+    allowedTtls: AllowedTtls,
+  ): { ttl: number; rdata: string }[] {
     if (input.action !== 'replace') return [];
     const given = input.records ?? [];
     if (!given.length) throw DomainError.invalid('records', 'records: a replace holds one record at least (hide takes none)');
     const parsed = given.map((r, i) => {
-      const result = parseApiRecord(
-        zone,
-        { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 },
-        this.settings.allowedTtls,
-      );
+      const result = parseApiRecord(zone, { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 }, allowedTtls);
       if (!result.ok)
         throw errorFromProblems(
           result.problems.map((p) => ({ ...p, field: `records[${i}].${p.field}` })),

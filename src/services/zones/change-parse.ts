@@ -9,7 +9,7 @@ import {
   type RecordResult,
   unsupportedTypeProblem,
 } from '../../dns/record';
-import { type AllowedTtls, clampTtl, MAX_TTL } from '../../dns/ttl';
+import type { AllowedTtls } from '../../dns/ttl';
 import { getRecordType } from '../../dns/record-types';
 import { ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import type { ZoneChangeOptions, ZoneChangeSpec } from './zone-change-set';
@@ -115,21 +115,16 @@ export function parseZoneChange(
   change: ZoneChangeSpec,
   index: number,
   problems: ErrorDetail[],
-  allowedTtlsOfZone: AllowedTtls,
+  allowedTtlsOfRequest: AllowedTtls,
   options: ZoneChangeOptions = {},
   warnings: ErrorDetail[] = [],
 ): ParsedChange | undefined {
   const at = (found: ErrorDetail[]) => problems.push(...ofChange(index, found));
   const missing = (fields: readonly (keyof ZoneChangeSpec)[]) => lacks(change, index, fields, problems);
-  // RFC 2181 §8's range is still checked; only the allow-list gives way to the nearest value
-  const ttl =
-    options.ttls === 'nearest' && Number.isInteger(change.ttl) && change.ttl! >= 0 && change.ttl! <= MAX_TTL
-      ? clampTtl(change.ttl!, allowedTtlsOfZone)
-      : change.ttl!;
   // a record only matched against the zone's (PRUNE_RRSET) is matched by canonical form, whatever the TTL
   const matchOnly = change.kind === 'PRUNE_RRSET';
-  const allowedTtls = matchOnly ? NO_TTL_RULE : allowedTtlsOfZone;
-  const recordTtl = matchOnly ? 0 : ttl;
+  const allowedTtls = matchOnly ? NO_TTL_RULE : allowedTtlsOfRequest;
+  const recordTtl = matchOnly ? 0 : change.ttl!;
   const standalone = options.rdataNames === 'fullyQualified';
   const record = (rdata: string) => {
     const input = { owner: change.owner!, type: change.type!, rdata, ttl: recordTtl };

@@ -25,7 +25,7 @@ import {
   nestedListBounds,
   PageRequest,
 } from '../../repositories/read-model';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import type { Sql } from '../../db/pool';
 import { recordAuditEvent } from '../operations/audit-log';
 import { journalRecord, type WriteEngine } from '../write-engine';
@@ -253,7 +253,12 @@ export class DomainsService {
     const templateAt =
       secondary || input.records
         ? undefined
-        : await this.templates.recordsFor(ctx.db, { userId: input.userId, zone: name, template: input.template });
+        : await this.templates.recordsFor(ctx.db, {
+            userId: input.userId,
+            zone: name,
+            template: input.template,
+            allowedTtls: allowedTtlsOf(ctx, this.settings),
+          });
     // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
     const recordsAt = (serial: number) => {

@@ -1,5 +1,5 @@
 import type { Settings } from '../../config/settings';
-import { DEFAULT_RECORD_TTL } from '../../dns/ttl';
+import { type AllowedTtls, DEFAULT_RECORD_TTL } from '../../dns/ttl';
 import { canSeeUser, requireAdmin, scopeUserId } from '../../auth/principal';
 import { requireFlag } from '../../auth/policy';
 import { CanonicalRecord } from '../../dns/record';
@@ -19,7 +19,7 @@ import {
   updateRecordTemplate,
 } from '../../repositories/record-templates';
 import type { Sql } from '../../db/pool';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
 
 export type { RecordTemplateRow, TemplateRecord } from '../../repositories/record-templates';
@@ -68,7 +68,7 @@ export class RecordTemplatesService {
   ): Promise<RecordTemplateRow> {
     const userId = this.ownerOf(ctx, input.userId ?? null);
     const name = this.checkName(input.name);
-    const records = this.check(input.records);
+    const records = this.check(ctx, input.records);
     const saved = await insertRecordTemplate(ctx.db, { userId, name, records });
     if (saved === 'no-user') throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     if (saved === 'duplicate') throw duplicate();
@@ -84,7 +84,7 @@ export class RecordTemplatesService {
     return inTransaction(ctx.db, async (sql) => {
       const template = await this.writable(ctx, sql, id);
       const name = input.name == null ? template.name : this.checkName(input.name);
-      return (await updateRecordTemplate(sql, id, { name, records: this.check(input.records) }))!;
+      return (await updateRecordTemplate(sql, id, { name, records: this.check(ctx, input.records) }))!;
     });
   }
 
@@ -101,13 +101,14 @@ export class RecordTemplatesService {
    */
   async recordsFor(
     sql: Sql,
-    input: { userId: number; zone: string; template?: string | null },
+    input: { userId: number; zone: string; template?: string | null; allowedTtls: AllowedTtls },
   ): Promise<(serial: number) => CanonicalRecord[]> {
     const name = input.template ?? DEFAULT_TEMPLATE_NAME;
     const template = name === DEFAULT_TEMPLATE_NAME ? this.defaultTemplate() : await recordTemplateForUser(sql, input.userId, name);
     if (!template) throw templateNotFound('template');
-    // the settings' records were never held to ALLOWED_TTLS (their TTL is 3600 whatever the list): nor are they now
-    const allowedTtls = template.id === null ? [] : this.settings.allowedTtls;
+    // the settings' records were never held to a TTL policy (their TTL is 3600 whatever the list): nor are they now;
+    // a saved template's are held to the policy of the request that creates the zone (allowedTtlsOf)
+    const allowedTtls = template.id === null ? [] : input.allowedTtls;
     const expanded = expandTemplate(input.zone, template.records, allowedTtls);
     if (!expanded.ok) {
       // checked when saved with a short probe name: what fails now is this zone's name (too long for an owner)
@@ -151,7 +152,7 @@ export class RecordTemplatesService {
    * The records as saved, checked as a whole zone with a probe name: any zone the template is used for then
    * meets the zone rules (the placeholders and relative names mean the same in every zone).
    */
-  private check(input: TemplateRecordInput[]): TemplateRecord[] {
+  private check(ctx: RequestContext, input: TemplateRecordInput[]): TemplateRecord[] {
     if (!Array.isArray(input) || input.length > MAX_TEMPLATE_RECORDS)
       throw DomainError.invalid('records', `records: a template holds 1–${MAX_TEMPLATE_RECORDS} records`);
     const records = input.map((r) => ({
@@ -162,7 +163,7 @@ export class RecordTemplatesService {
       rdata: String(r.rdata ?? '').trim(),
       ttl: r.ttl ?? DEFAULT_RECORD_TTL,
     }));
-    const expanded = expandTemplate(TEMPLATE_PROBE_ZONE, records, this.settings.allowedTtls);
+    const expanded = expandTemplate(TEMPLATE_PROBE_ZONE, records, allowedTtlsOf(ctx, this.settings));
     if (!expanded.ok) throw errorFromProblems(expanded.problems);
     // an ALIAS nothing could flatten would reach every zone made from the template unserved (alias-flattening.ts)
     const flattened = this.settings.aliasResolvers.length ? -1 : records.findIndex((r) => FLATTENED_TYPE_NAMES.has(r.type));

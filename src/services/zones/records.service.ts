@@ -8,7 +8,7 @@ import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../../repositories/read-model';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { disabledOfZone, writeDisabledRecords } from '../../repositories/disabled-records';
@@ -174,7 +174,7 @@ export class RecordsService {
 
   private parse(ctx: RequestContext, zone: string, change: RecordChangeInput) {
     const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata: this.rdataOf(change) };
-    const parsed = parseApiRecord(zone, input, this.settings.allowedTtls);
+    const parsed = parseApiRecord(zone, input, allowedTtlsOf(ctx, this.settings));
     if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
     // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
     // file only warns (its author wrote master-file syntax on purpose)

@@ -30,8 +30,7 @@ export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'E
  * (PowerDNS's record content): a name inside RDATA must end with the root's dot (`mail` is refused) and every
  * character-string must be quoted (`v=spf1 mx -all` is refused), as PowerDNS requires (parseStandaloneRecord);
  * otherwise relative names are completed with the zone and an unquoted TXT is one string (the record API).
- * `ttls: 'nearest'`: a TTL outside ALLOWED_TTLS takes the nearest allowed one, as DNS UPDATE does (the ACME
- * clients' 60 and 120), instead of being refused. `soa: 'fields'`: a REPLACE of the apex SOA with one record
+ * A TTL is held to the request's policy (allowedTtlsOf), never changed. `soa: 'fields'`: a REPLACE of the apex SOA with one record
  * gives the SOA its other fields (MNAME, RNAME, the timers) and its TTL, while its serial stays the zone's and
  * steps with the set as every set's does (the given serial is not read; a serial never goes back), as the
  * zone-file import gives an SOA: PowerDNS's SOA-EDIT-API. Without it, and for any SOA DELETE, an SOA in a set is
@@ -39,7 +38,6 @@ export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'E
  */
 export interface ZoneChangeOptions {
   rdataNames?: 'fullyQualified' | 'zone';
-  ttls?: 'refuse' | 'nearest';
   soa?: 'refuse' | 'fields';
 }
 export interface ZoneChangeSpec {

@@ -5,7 +5,7 @@ import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { ownersToCheck } from '../../dns/zone-checks';
 import { checkZoneIndexed } from '../../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { applyChangePlan, dryRunChangePlan, journalRecord, type WriteEngine, type ZoneChange } from '../write-engine';
 import { decide, isRestricted } from '../../auth/policy';
@@ -117,7 +117,7 @@ export class ZoneChangesService {
     const invalid: ErrorDetail[] = [...commentProblems];
     const readingWarnings: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) =>
-      parseZoneChange(zone, change, index, invalid, this.settings.allowedTtls, options, readingWarnings),
+      parseZoneChange(zone, change, index, invalid, allowedTtlsOf(ctx, this.settings), options, readingWarnings),
     );
     // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
     const records: CanonicalRecord[] = [];
@@ -172,7 +172,7 @@ export class ZoneChangesService {
     this.checkSize(changes.length);
     const invalid: ErrorDetail[] = [];
     const parsed = changes.map((change, index) =>
-      parseZoneChange(zone, { ...change, kind: 'ADD' }, index, invalid, this.settings.allowedTtls, options),
+      parseZoneChange(zone, { ...change, kind: 'ADD' }, index, invalid, allowedTtlsOf(ctx, this.settings), options),
     );
     if (invalid.length) throw errorFromProblems(invalid);
     // the key's policy over every record it creates the zone with, as over a change set's additions: a key that
@@ -236,7 +236,7 @@ export class ZoneChangesService {
       const planned = input.plan(view);
       if ('changes' in planned) {
         this.checkSize(planned.changes.length);
-        return { parsed: parseZoneChanges(zone, planned.changes, this.settings.allowedTtls), soa: planned.soa };
+        return { parsed: parseZoneChanges(zone, planned.changes, allowedTtlsOf(ctx, this.settings)), soa: planned.soa };
       }
       // records the plan has read: a DNS UPDATE's RRs were read a second time here
       this.checkSize(planned.removedIds.length + planned.additions.length);

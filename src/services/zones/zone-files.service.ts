@@ -14,7 +14,7 @@ import { parentNsOf } from '../../repositories/health';
 import { warningDetail } from './zone-warnings';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { listDomains } from '../../repositories/read-model';
-import type { RequestContext } from '../context';
+import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { WriteEngine, ZoneChange } from '../write-engine';
@@ -284,7 +284,7 @@ export class ZoneFilesService {
     const parserRecords = this.parser.maxRecords;
     const quotaRecords = quota ? Math.max(quota.limit, quota.current) : Infinity;
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
-    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
+    const parsed = await this.parser.parse(zone, input.text, allowedTtlsOf(ctx, this.settings), {
       complete: input.mode === 'REPLACE',
       ttlPolicy: input.ttlPolicy,
       maxRecords: Math.min(quotaRecords, parserRecords),
@@ -440,7 +440,7 @@ const fileLines = (records: readonly CanonicalRecord[], lines: readonly number[]
 
 /** how each client takes the nearest allowed TTL instead of a refusal: what a TTL_NOT_ALLOWED in a file says */
 const TTL_REMEDY =
-  'to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change ALLOWED_TTLS';
+  'to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change that setting';
 
 /** `2-5, 7, 9`: ascending line numbers as ranges, the first 20 of them */
 function lineRanges(lines: number[]): string {
@@ -455,9 +455,9 @@ function lineRanges(lines: number[]): string {
 }
 
 /**
- * A zone file's problems with each one repeated identically on several lines (a `$TTL` outside ALLOWED_TTLS
+ * A zone file's problems with each one repeated identically on several lines (a `$TTL` outside the TTL policy
  * makes every record wrong the same way) told once: its lines, their count, and the first line as `line`.
- * A TTL outside ALLOWED_TTLS also says how to have it clamped instead.
+ * A TTL outside the policy (the message names its setting) also says how to have it clamped instead.
  */
 export function collapseRepeatedProblems(problems: readonly ErrorDetail[]): ErrorDetail[] {
   const withoutLine = (p: ErrorDetail) => p.message.replace(/^line \d+: /, '');
