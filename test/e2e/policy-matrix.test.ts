@@ -1991,7 +1991,7 @@ const CONSOLE_OPS: Op[] = [
           gql(
             key,
             `{ attention { secondariesBehind { items { zone { name } } } failedTransfers { items { zone { name } } }
-               dsAtParent { items { zone { name } } } health { items { zone { name } } } } }`,
+               dsAtParent { items { zone { name } } } health { items { zone { name } } } steering { items { zone { name } } } } }`,
           ),
         { reads: true },
       );
@@ -2202,6 +2202,9 @@ const OPS: Op[] = [
   // ---- GraphQL queries ----
   keyListOp('Query.apiKeys', (key) => gql(key, `{ apiKeys { id userId } }`)),
   adminOnlyOp('Query.auditEvents', (key) => [['the audit log', 'FORBIDDEN', () => gql(key, `{ auditEvents { totalCount } }`)]]),
+  // steering's vantages (docs/steering.md): the operator's, like the audit log
+  adminOnlyOp('Query.steeringVantages', (key) => [['the vantages', 'FORBIDDEN', () => gql(key, `{ steeringVantages { name } }`)]]),
+  adminOnlyOp('GET /steering/vantages', (key) => [['the vantages', 'FORBIDDEN', () => rest(key, 'get', '/steering/vantages')]]),
   zoneOp('Query.checkZone', readWholeZone, (key, zone) => gql(key, `query($z: String!) { checkZone(zone: $z) { zone } }`, { z: zone })),
   {
     id: 'Query.domain',

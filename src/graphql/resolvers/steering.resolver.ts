@@ -160,7 +160,7 @@ export class SteeringCheckResolver {
 export class SteeringVantagesResolver {
   @Query(() => [SteeringVantageType], {
     description:
-      'The vantages the steering checks are probed from (docs/steering.md), seen within the last day, the live ones first, each with whether it is isolated and why.',
+      'The vantages the steering checks are probed from (docs/steering.md), seen within the last day, the live ones first, each with whether it is isolated and why. The operator’s (the admin key): a zone’s owner sees an isolated vantage’s effect on its checks (SteeringCheck.votes, attention.steering).',
   })
   steeringVantages(@Ctx() ctx: GraphQLContext) {
     return ctx.services.steering.vantages(ctx);

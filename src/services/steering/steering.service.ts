@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readsRecord, requireAllowed, seesZone, writesSomewhere, forbidden } from '../../auth/policy';
+import { requireAdmin } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
 import { parseApiRecord } from '../../dns/record';
@@ -177,8 +178,13 @@ export class SteeringService {
     return byZone;
   }
 
-  /** the vantages seen within the last day, live ones first (docs/steering.md, «Vantages and the quorum») */
+  /**
+   * the vantages seen within the last day, live ones first (docs/steering.md, «Vantages and the quorum»): the
+   * operator's, as the fleet's places and canaries are (a zone's owner sees an isolated vantage's effect on its
+   * checks: their votes, and the home's attention)
+   */
   vantages(ctx: RequestContext): Promise<VantageRow[]> {
+    requireAdmin(ctx.principal);
     return vantages(ctx.db);
   }
 

@@ -290,6 +290,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     bad: { method: 'post', path: '/api/domain/change-requests/999999/cancel' },
   }),
   // steering: the steered RRset and the external check the good calls need are made just before (see the loop)
+  getSteeringVantages: () => ({
+    good: { method: 'get', path: '/api/steering/vantages' },
+    bad: { method: 'get', path: '/api/steering/vantages', headers: { 'X-API-Key': 'zk_admin_not-a-key' } },
+  }),
   getSteering: (f) => ({
     good: { method: 'get', path: `/api/domain/steering/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/steering/missing.example' },
