@@ -37,6 +37,7 @@ import {
   saveReport,
   SteeredType,
   SteeringPool,
+  SteeringRule,
   STEERED_TYPES,
   updateCheck,
   updateRrset,
@@ -46,8 +47,10 @@ import {
 import type { RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { externalThresholds, memberHealthy, nextCheckState } from './decision';
-import { noteServed, stageSteered } from './materialise';
-import { decodeOctodnsDynamic } from './octodns-dynamic';
+import { commitSteered } from './materialise';
+import { decodeOctodnsDynamic, OctodnsPoolValue } from './octodns-dynamic';
+import { compileRuleViews, dropUnusedRuleViews, MAX_RULES, parseRuleNetworks, refuseOverlappingRules, ruleNetworksText } from './rules';
+import { steeringViews } from '../../repositories/views';
 
 export interface SteeringCheckInput {
   name: string;
@@ -71,16 +74,30 @@ export interface SteeringMemberInput {
   weight?: number | null;
 }
 
+export interface SteeringPoolInput {
+  minHealthy?: number | null;
+  members: SteeringMemberInput[];
+}
+
+export interface SteeringRuleInput {
+  subnets?: string[] | null;
+  geos?: string[] | null;
+  pools?: SteeringPoolInput[] | null;
+}
+
 export interface SteeredRrsetInput {
   owner: string;
   type: string;
   ttl?: number | null;
-  pools: { minHealthy?: number | null; members: SteeringMemberInput[] }[];
+  pools: SteeringPoolInput[];
   maxAnswers?: number | null;
   backup?: string[] | null;
   allDown?: string | null;
-  /** answers by the asker's subnet or country: refused (STEERING_RULES_NEED_VIEWS) */
-  rules?: { subnets?: string[] | null; geos?: string[] | null }[] | null;
+  /**
+   * answers by the asker's network or country, first match first (docs/steering.md, «Rules by network and
+   * country»): each rule's subnets and octoDNS geos, and its pools in fallback order; compiled into views
+   */
+  rules?: SteeringRuleInput[] | null;
 }
 
 /** a member as the API shows it: its definition and the live state of the check it follows */
@@ -94,8 +111,9 @@ export interface SteeringMemberView {
   check: CheckRow | null;
 }
 
-export interface SteeredRrsetView extends Omit<RrsetRow, 'pools'> {
+export interface SteeredRrsetView extends Omit<RrsetRow, 'pools' | 'rules'> {
   pools: { minHealthy: number; members: SteeringMemberView[] }[];
+  rules: { subnets: string[]; geos: string[]; pools: { minHealthy: number; members: SteeringMemberView[] }[]; view: string | null }[];
 }
 
 const ADMIN_STATUSES: readonly AdminStatus[] = ['up', 'down', 'obey'];
@@ -116,14 +134,6 @@ function defaultTtl(allowed: AllowedTtls): number {
   return Math.min(...starts.filter((t) => t >= PREFERRED_TTL), Math.max(...starts));
 }
 
-/** answers by the asker's subnet or geography: refused before anything else is read */
-function refuseRules(input: SteeredRrsetInput): void {
-  if (!input.rules?.some((rule) => (rule.subnets?.length ?? 0) > 0 || (rule.geos?.length ?? 0) > 0)) return;
-  const message =
-    'rules: answers by subnet or geography need views (an answer per asker); every standard secondary serves one answer to all, so they are not taken (docs/steering.md)';
-  throw new DomainError('STEERING_RULES_NEED_VIEWS', message, [{ field: 'rules', code: 'STEERING_RULES_NEED_VIEWS', message }]);
-}
-
 export class SteeringService {
   constructor(
     private readonly settings: Settings,
@@ -141,7 +151,8 @@ export class SteeringService {
     const rrsets = (await rrsetsOfZone(ctx.db, zone.id)).filter((r) => readsRecord(ctx.principal.policy, zone.name, r.owner, r.type));
     if (!rrsets.length) return [];
     const checks = new Map((await checksOfZone(ctx.db, zone.id)).map((c) => [c.id, c]));
-    return rrsets.map((rrset) => viewOf(rrset, checks));
+    const views = await ruleViewNames(ctx.db);
+    return rrsets.map((rrset) => viewOf(rrset, checks, views));
   }
 
   /**
@@ -243,7 +254,6 @@ export class SteeringService {
   // -- steered RRsets
 
   async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
-    refuseRules(input);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, input);
     const id = await this.engine.changeZone(
@@ -265,6 +275,7 @@ export class SteeringService {
           throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'owner', code: 'DUPLICATE_STEERING', message }]);
         }
         const created = await insertRrset(change.connection, change.zone.id, definition);
+        await compileRuleViews(change.connection, definition.rules, ctx.principal);
         await commitServed(change);
         return created;
       },
@@ -273,7 +284,6 @@ export class SteeringService {
   }
 
   async updateRrset(ctx: RequestContext, id: number, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
-    refuseRules(input);
     await this.changeOfRrset(ctx, id, async (change, current) => {
       const definition = await this.parseRrset(ctx, change, input);
       if (definition.owner !== current.owner || definition.type !== current.type) {
@@ -281,7 +291,9 @@ export class SteeringService {
         throw DomainError.invalid('owner', message);
       }
       await updateRrset(change.connection, id, definition);
+      await compileRuleViews(change.connection, definition.rules, ctx.principal);
       await commitServed(change);
+      await dropUnusedRuleViews(change.connection);
     });
     return this.viewById(ctx, id);
   }
@@ -292,13 +304,16 @@ export class SteeringService {
     await this.changeOfRrset(ctx, id, async (change, current) => {
       const canonical = canonicalValue(current.zone, current, value, this.settings, 'value');
       let found = false;
-      const pools = current.pools.map((pool) => ({
-        ...pool,
-        members: pool.members.map((m) => (m.value === canonical ? ((found = true), { ...m, admin: status }) : m)),
-      }));
+      const withAdmin = (pools: SteeringPool[]) =>
+        pools.map((pool) => ({
+          ...pool,
+          members: pool.members.map((m) => (m.value === canonical ? ((found = true), { ...m, admin: status }) : m)),
+        }));
+      const pools = withAdmin(current.pools);
+      const rules = (current.rules ?? []).map((rule) => ({ ...rule, pools: withAdmin(rule.pools) }));
       if (!found)
         throw DomainError.invalid('value', `value: ${canonical} is no member of the steered RRset ${current.owner} ${current.type}`);
-      await updateRrset(change.connection, id, { ...current, pools });
+      await updateRrset(change.connection, id, { ...current, pools, rules });
       await commitServed(change);
     });
     return this.viewById(ctx, id);
@@ -308,11 +323,8 @@ export class SteeringService {
   async deleteRrset(ctx: RequestContext, id: number): Promise<boolean> {
     await this.changeOfRrset(ctx, id, async (change, current) => {
       await deleteRrset(change.connection, id);
-      const moved = await stageSteered(change, { only: [], removed: [current] });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await commitSteered(change, { only: [], removed: [current] });
+      await dropUnusedRuleViews(change.connection);
     });
     return true;
   }
@@ -328,7 +340,6 @@ export class SteeringService {
    */
   async writeOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string, ttl: number, content: string): Promise<void> {
     const dynamic = decodeOctodnsDynamic(content);
-    refuseRules({ owner: ownerName, type: dynamic.type, pools: [], rules: dynamic.rules });
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
     await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
@@ -339,7 +350,8 @@ export class SteeringService {
       const checkIds = new Map<string, number>();
       if (dynamic.type !== 'CNAME') {
         const checks = await checksOfZone(change.connection, change.zone.id);
-        for (const value of new Set(dynamic.chain.flat().map((v) => v.value))) {
+        const values = [...dynamic.chain, ...dynamic.rules.flatMap((rule) => rule.chain)].flat().map((v) => v.value);
+        for (const value of new Set(values)) {
           const definition = this.parseCheck({
             ...OCTODNS_HEALTHCHECK,
             name: octodnsCheckName(host, dynamic.type, value),
@@ -356,15 +368,18 @@ export class SteeringService {
           }
         }
       }
+      const pools = (chain: OctodnsPoolValue[][]) =>
+        chain.map((values) => ({
+          members: values.map((v) => ({ value: v.value, checkId: checkIds.get(v.value) ?? null, admin: v.status, weight: v.weight })),
+        }));
       const definition = await this.parseRrset(ctx, change, {
         owner: ownerName,
         type: dynamic.type,
         ttl,
-        pools: dynamic.chain.map((values) => ({
-          members: values.map((v) => ({ value: v.value, checkId: checkIds.get(v.value) ?? null, admin: v.status, weight: v.weight })),
-        })),
+        pools: pools(dynamic.chain),
         // all down: the record's own values, the catch-all pool's, as octoDNS serves them when every pool is down
         backup: dynamic.chain[0].map((v) => v.value),
+        rules: dynamic.rules.map((rule) => ({ subnets: rule.subnets, geos: rule.geos, pools: pools(rule.chain) })),
       });
       const atOwner = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner);
       const current = atOwner.find((r) => r.type === dynamic.type);
@@ -376,11 +391,9 @@ export class SteeringService {
         await deleteRrset(change.connection, rrset.id);
       }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
-      const moved = await stageSteered(change, { removed });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await compileRuleViews(change.connection, definition.rules, ctx.principal);
+      await commitSteered(change, { removed });
+      await dropUnusedRuleViews(change.connection);
     });
   }
 
@@ -397,11 +410,8 @@ export class SteeringService {
         await deleteRrset(change.connection, rrset.id);
       }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
-      const moved = await stageSteered(change, { only: [], removed });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await commitSteered(change, { only: [], removed });
+      await dropUnusedRuleViews(change.connection);
     });
   }
 
@@ -474,7 +484,7 @@ export class SteeringService {
     const rrset = await rrsetById(ctx.db, id);
     if (!rrset) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
     const checks = new Map((await checksOfZone(ctx.db, rrset.domainId)).map((c) => [c.id, c]));
-    return viewOf(rrset, checks);
+    return viewOf(rrset, checks, await ruleViewNames(ctx.db));
   }
 
   private parseCheck(input: SteeringCheckInput): CheckDefinition {
@@ -555,7 +565,6 @@ export class SteeringService {
   /** the definition read and checked against the zone as it is (its checks, what else is at the owner) */
   private async parseRrset(ctx: RequestContext, change: ZoneChange, input: SteeredRrsetInput) {
     const zone = change.zone.name;
-    refuseRules(input);
     const type = String(input.type ?? '').toUpperCase() as SteeredType;
     if (!(STEERED_TYPES as readonly string[]).includes(type))
       throw DomainError.invalid('type', `type: a steered RRset is one of ${STEERED_TYPES.join(', ')}`, 'INVALID_CHOICE');
@@ -566,49 +575,61 @@ export class SteeringService {
     if (!input.pools?.length || input.pools.length > MAX_POOLS)
       throw DomainError.invalid('pools', `pools: 1 to ${MAX_POOLS} pools, in fallback order`);
     const checks = new Set((await checksOfZone(change.connection, change.zone.id)).map((c) => c.id));
-    const pools: SteeringPool[] = input.pools.map((pool, p) => {
-      if (!pool.members?.length || pool.members.length > MAX_MEMBERS)
-        throw DomainError.invalid(`pools[${p}].members`, `pools[${p}].members: 1 to ${MAX_MEMBERS} members`);
-      const minHealthy = pool.minHealthy ?? 1;
-      if (!Number.isInteger(minHealthy) || minHealthy < 1 || minHealthy > pool.members.length)
-        throw DomainError.invalid(`pools[${p}].minHealthy`, `pools[${p}].minHealthy: 1 to the pool's ${pool.members.length} members`);
-      return {
-        minHealthy,
-        members: pool.members.map((member, m) => {
-          const field = `pools[${p}].members[${m}]`;
-          const checkId = member.checkId ?? null;
-          if (checkId !== null && !checks.has(checkId)) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.checkId`);
-          const weight = member.weight ?? 1;
-          if (!Number.isInteger(weight) || weight < 0 || weight > 255)
-            throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
-          return {
-            value: canonicalValue(zone, rrset, member.value, this.settings, `${field}.value`),
-            checkId,
-            admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
-            weight,
-          };
-        }),
-      };
+    const parsePools = (given: SteeringPoolInput[], at: string): SteeringPool[] =>
+      given.map((pool, p) => {
+        if (!pool.members?.length || pool.members.length > MAX_MEMBERS)
+          throw DomainError.invalid(`${at}[${p}].members`, `${at}[${p}].members: 1 to ${MAX_MEMBERS} members`);
+        const minHealthy = pool.minHealthy ?? 1;
+        if (!Number.isInteger(minHealthy) || minHealthy < 1 || minHealthy > pool.members.length)
+          throw DomainError.invalid(`${at}[${p}].minHealthy`, `${at}[${p}].minHealthy: 1 to the pool's ${pool.members.length} members`);
+        return {
+          minHealthy,
+          members: pool.members.map((member, m) => {
+            const field = `${at}[${p}].members[${m}]`;
+            const checkId = member.checkId ?? null;
+            if (checkId !== null && !checks.has(checkId)) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.checkId`);
+            const weight = member.weight ?? 1;
+            if (!Number.isInteger(weight) || weight < 0 || weight > 255)
+              throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
+            return {
+              value: canonicalValue(zone, rrset, member.value, this.settings, `${field}.value`),
+              checkId,
+              admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
+              weight,
+            };
+          }),
+        };
+      });
+    const pools = parsePools(input.pools, 'pools');
+    // rules by network and country: each its networks and its own pools, compiled into views (rules.ts)
+    if ((input.rules?.length ?? 0) > MAX_RULES) throw DomainError.invalid('rules', `rules: at most ${MAX_RULES}`);
+    const rules: SteeringRule[] = (input.rules ?? []).map((rule, r) => {
+      const networks = parseRuleNetworks(rule, `rules[${r}]`);
+      if (!rule.pools?.length || rule.pools.length > MAX_POOLS)
+        throw DomainError.invalid(`rules[${r}].pools`, `rules[${r}].pools: 1 to ${MAX_POOLS} pools, in fallback order`);
+      return { ...networks, pools: parsePools(rule.pools, `rules[${r}].pools`) };
     });
+    refuseOverlappingRules(rules);
     const backup = (input.backup ?? []).map((value, i) => canonicalValue(zone, rrset, value, this.settings, `backup[${i}]`));
     const maxAnswers = input.maxAnswers ?? 8;
     if (!Number.isInteger(maxAnswers) || maxAnswers < 1 || maxAnswers > 64) throw DomainError.invalid('maxAnswers', 'maxAnswers: 1 to 64');
     const allDown = oneOf(String(input.allDown ?? 'backup').toLowerCase(), ALL_DOWN, 'allDown');
     // what else is at the owner: a CNAME stands alone (RFC 1034 §3.6.2), and nothing stands beside one
     const others = change.zone.sameOwner.filter((r) => r.owner === owner && r.type !== type);
-    for (const value of new Set([...pools.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
+    const everyPool = [...pools, ...rules.flatMap((rule) => rule.pools)];
+    for (const value of new Set([...everyPool.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
       const problems = checkRecordPlacement(zone, others, { owner, type, ttl, rdata: value });
       if (problems.length) throw errorFromProblems(problems, type);
     }
     // weights are kept, not served: a standard secondary answers every record of the RRset (docs/steering.md)
-    if (pools.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
+    if (everyPool.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
       ctx.warnings?.push({
         field: 'pools',
         code: 'WEIGHTS_NOT_SERVED',
         message:
           'pools: weights are stored but not served: a standard secondary answers every record of an RRset, so every healthy member of the active pool is served',
       });
-    return { owner, type, ttl, pools, maxAnswers, backup, allDown };
+    return { owner, type, ttl, pools, maxAnswers, backup, allDown, rules };
   }
 }
 
@@ -649,10 +670,7 @@ async function deleteUnfollowedOctodnsChecks(sql: Sql, domainId: number): Promis
 
 /** stages the zone's steered RRsets as decided now and commits when they moved (with their events) */
 async function commitServed(change: ZoneChange): Promise<void> {
-  const moved = await stageSteered(change);
-  if (!moved.length) return;
-  await change.commit();
-  await noteServed(change.connection, change.zone.id, moved);
+  await commitSteered(change);
 }
 
 async function refuseDuplicateCheck(sql: Sql, domainId: number, name: string): Promise<void> {
@@ -697,17 +715,30 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], field: st
   throw DomainError.invalid(field, `${field}: one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`, 'INVALID_CHOICE');
 }
 
-function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>): SteeredRrsetView {
+function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>, views: Map<string, string>): SteeredRrsetView {
   const statusOf = (id: number) => checks.get(id)?.status;
-  return {
-    ...rrset,
-    pools: rrset.pools.map((pool) => ({
+  const poolsOf = (pools: SteeringPool[]) =>
+    pools.map((pool) => ({
       minHealthy: pool.minHealthy,
       members: pool.members.map((m) => ({
         ...m,
         healthy: memberHealthy(m, statusOf),
         check: m.checkId === null ? null : (checks.get(m.checkId) ?? null),
       })),
+    }));
+  return {
+    ...rrset,
+    pools: poolsOf(rrset.pools),
+    rules: (rrset.rules ?? []).map((rule) => ({
+      subnets: rule.subnets,
+      geos: rule.geos,
+      pools: poolsOf(rule.pools),
+      view: views.get(ruleNetworksText(rule)) ?? null,
     })),
   };
+}
+
+/** the views of steering's own by their networks' text, to name each rule's view */
+async function ruleViewNames(sql: Sql): Promise<Map<string, string>> {
+  return new Map((await steeringViews(sql)).map((v) => [v.steeringNetworks!, v.name]));
 }
