@@ -20,8 +20,9 @@ const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 const STEERING_CHECK =
   'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
-const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
-  pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
+const STEERING_POOLS = `pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
+const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served ${STEERING_POOLS}
+  rules { subnets geos view ${STEERING_POOLS} }`;
 const CHANGED = 'owner type rdata ttl';
 const CHANGE_REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt closedAt
   conflicts { owner type } reason

@@ -5,12 +5,7 @@
  * look-ups of single addresses down the same tree.
  */
 import { addressNumber, cidrRange, formatAddress, mergeRanges, rangesOverlap, rangesToCidrs } from '../../src/dns/networks';
-import {
-  countryDatabaseBuilt,
-  countryOfAddress,
-  geoCountries,
-  networksOfCountries,
-} from '../../src/services/steering/country-networks';
+import { countryDatabaseBuilt, countryOfAddress, geoCountries, networksOfCountries } from '../../src/services/steering/country-networks';
 
 const set = (...cidrs: string[]) => mergeRanges(cidrs.map((c) => cidrRange(c)!));
 
@@ -57,8 +52,7 @@ describe('countries from the IPtoASN database', () => {
     // the address just past a range is not DE when it is in no other DE range
     const outside = de.filter((r, i) => r.family === 4 && i % 50 === 0).map((r) => r.last + 1n);
     for (const address of outside)
-      if (!de.some((r) => r.family === 4 && r.first <= address && address <= r.last))
-        expect(countryOfAddress(4, address)).not.toBe('DE');
+      if (!de.some((r) => r.family === 4 && r.first <= address && address <= r.last)) expect(countryOfAddress(4, address)).not.toBe('DE');
     // a continent is its countries
     const eu = networksOfCountries(geoCountries('EU')!);
     expect(rangesOverlap(eu, de)).toBe(true);

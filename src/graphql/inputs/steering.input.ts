@@ -78,7 +78,8 @@ export class SteeringRuleInput {
 
   @Field(() => [String], {
     nullable: true,
-    description: 'As octoDNS writes them: a continent (EU) or a continent and a country (EU-DE); their networks are the IPtoASN database’s.',
+    description:
+      'As octoDNS writes them: a continent (EU) or a continent and a country (EU-DE); their networks are the IPtoASN database’s.',
   })
   geos?: string[] | null;
 

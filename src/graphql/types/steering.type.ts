@@ -141,7 +141,8 @@ export class SteeringRuleType {
 
   @Field(() => String, {
     nullable: true,
-    description: 'The view of steering’s own that serves the rule (its networks: `views`; its secondary’s configuration: `viewSecondaryConfig`).',
+    description:
+      'The view of steering’s own that serves the rule (its networks: `views`; its secondary’s configuration: `viewSecondaryConfig`).',
   })
   view!: string | null;
 }

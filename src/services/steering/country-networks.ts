@@ -235,6 +235,7 @@ function countryRanges(): Map<string, AddressRange[]> {
 
 /** the networks of some countries (ISO 3166-1 alpha-2), merged; a country the database has none of adds none */
 export function networksOfCountries(countries: readonly string[]): AddressRange[] {
+  if (!countries.length) return [];
   const all = countryRanges();
   return mergeRanges(countries.flatMap((country) => all.get(country) ?? []));
 }

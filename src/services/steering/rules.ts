@@ -169,6 +169,7 @@ export async function dropUnusedRuleViews(sql: Sql): Promise<void> {
  * changed (an upgrade of its package). Run at the service's start; answers the views whose networks moved.
  */
 export async function refreshRuleViews(sql: Sql): Promise<string[]> {
+  await sql.rows(`select pg_advisory_xact_lock(hashtext('zonekeeper steering views'))`);
   const moved: string[] = [];
   for (const view of await steeringViews(sql)) {
     const [subnets, geos] = [[] as string[], [] as string[]];
@@ -222,7 +223,14 @@ export async function writeRuleOverlays(change: ZoneChange): Promise<number> {
   let moved = 0;
   for (const overlay of current)
     if (!wanted.has(keyOf(overlay))) {
-      await change.writeViewOverlay({ domainId: change.zone.id, viewId: overlay.viewId, view: steering.get(overlay.viewId)!.name, owner: overlay.owner, type: overlay.type, records: [] });
+      await change.writeViewOverlay({
+        domainId: change.zone.id,
+        viewId: overlay.viewId,
+        view: steering.get(overlay.viewId)!.name,
+        owner: overlay.owner,
+        type: overlay.type,
+        records: [],
+      });
       moved++;
     }
   const sameRecords = (a: readonly { ttl: number; rdata: string }[], b: readonly { ttl: number; rdata: string }[]) =>

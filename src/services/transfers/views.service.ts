@@ -85,6 +85,12 @@ const NOTIFY_TARGET = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:]+\](:\d{1,5
 /** the apex SOA is the zone's own, every view's serial aside: a view cannot change or hide it */
 const NOT_OVERLAID = new Set(['SOA']);
 
+/** a view of steering's own is its rules': what it serves, its name, networks and key follow them */
+function viewSteered(field: string, view: ViewRow): DomainError {
+  const message = `${field}: view ${view.name} is steering's own, for the rules by network and country on ${view.steeringNetworks}: its name, networks, key and overlays follow those rules, and it goes when no rule names them (docs/steering.md)`;
+  return new DomainError('VIEW_STEERED', message, [{ field, code: 'VIEW_STEERED', message }]);
+}
+
 export class ViewsService {
   constructor(
     private readonly settings: Settings,
@@ -119,6 +125,12 @@ export class ViewsService {
       const current = await viewById(sql, id);
       if (!current) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
       const fields = this.fields({ ...current, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) });
+      if (current.steeringNetworks !== null) {
+        // its secondaries to NOTIFY and its precedence are the operator's; its name, networks and key its rules'
+        if (fields.name !== current.name) throw viewSteered('name', current);
+        if (fields.networks.join(' ') !== current.networks.join(' ')) throw viewSteered('networks', current);
+        if (fields.tsigKeyId !== current.tsigKeyId) throw viewSteered('tsigKeyId', current);
+      }
       await this.refuseTaken(sql, fields, id);
       await updateView(sql, id, fields);
       return (await viewById(sql, id))!;
@@ -128,6 +140,8 @@ export class ViewsService {
   /** the view and its overlays go; its secondaries then read the base zones (their serials are the base's) */
   async delete(ctx: RequestContext, id: number): Promise<boolean> {
     requireAdmin(ctx.principal);
+    const view = await ctx.db.connection((sql) => viewById(sql, id));
+    if (view?.steeringNetworks != null) throw viewSteered('id', view);
     const deleted = await ctx.db.connection((sql) => deleteView(sql, id));
     if (!deleted) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
     return true;
@@ -254,6 +268,7 @@ export class ViewsService {
         }
         const view = await viewByName(sql, input.view);
         if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+        if (view.steeringNetworks !== null) throw viewSteered('view', view);
         // the view's zone at that owner as it would be: the base's records under the view's overlays, this one set
         const others = (await overlaysAt(sql, zone.id, [owner.name], view.id)).filter((o) => o.type !== type);
         const next = input.action ? [{ viewId: view.id, owner: owner.name, type, action: input.action, records }] : [];
