@@ -7,23 +7,16 @@
  * and an HTTPS with alpn (`alpn=h2,h3`), beside ordinary records. What the two servers read back of it is compared
  * too, text for text.
  *
- * The wheels are the released ones of ../shared/tools/wheels (OCTODNS_WHEELS names another folder), installed in a
- * venv of Debian's python3 that sees Debian's python3-* packages (scripts/ensure-test-tools.sh installs those
- * octoDNS needs); fqdn, which Debian does not package, comes from the machine's Python package index. The venv is
- * kept in the temp folder for the next run.
+ * The wheels are the released ones of ../shared/tools/wheels, in a venv kept for the next run (test/support/octodns.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createUser, createUserKey } from '../support/fixtures';
-import { runProcess } from '../support/pebble';
+import { octodnsSync, octodnsVenv } from '../support/octodns';
 import { startPowerDns, PowerDnsServer } from '../support/powerdns-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
-const OCTODNS = '1.22.0';
-const OCTODNS_POWERDNS = '1.2.0';
-const WHEELS = process.env.OCTODNS_WHEELS ?? path.resolve(__dirname, '../../../shared/tools/wheels');
-const VENV = path.join(os.tmpdir(), `zonekeeper-octodns-${OCTODNS}-${OCTODNS_POWERDNS}`);
 const ZONE = 'octo.test.';
 
 /** a 2048-bit RSA key's DKIM record as a sender publishes it: 410 octets, `;` escaped as octoDNS wants it in YAML */
@@ -93,45 +86,9 @@ let app: TestApp;
 let work: string;
 let userKey: string;
 
-/** the venv with octoDNS, made once (in a folder of its own, then renamed: a run cut short leaves no half venv) */
-async function octodnsVenv(): Promise<string> {
-  const python = path.join(VENV, 'bin', 'python');
-  if (existsSync(python)) return python;
-  if (!existsSync(WHEELS))
-    throw new Error(`the octoDNS wheels are not at ${WHEELS} (../shared/tools/wheels; OCTODNS_WHEELS names another folder)`);
-  const building = `${VENV}.${process.pid}`;
-  rmSync(building, { recursive: true, force: true });
-  const steps: [string, string[]][] = [
-    // Debian's python3, whose venv sees Debian's python3-yaml, -requests, -dnspython, -natsort, -dateutil
-    ['/usr/bin/python3', ['-m', 'venv', '--system-site-packages', building]],
-    [
-      path.join(building, 'bin', 'pip'),
-      ['install', '--quiet', '--retries', '0', '--find-links', WHEELS, `octodns==${OCTODNS}`, `octodns-powerdns==${OCTODNS_POWERDNS}`],
-    ],
-  ];
-  for (const [bin, args] of steps) {
-    const run = await runProcess(bin, args, {});
-    if (run.code !== 0) throw new Error(`${bin} ${args.join(' ')}: ${run.output.slice(-2000)}`);
-  }
-  try {
-    renameSync(building, VENV);
-  } catch (error) {
-    // another run made it meanwhile: that one serves
-    rmSync(building, { recursive: true, force: true });
-    if (!existsSync(python)) throw error;
-  }
-  return python;
-}
-
 /** `octodns-sync` of the zone to both servers (`--doit` applies the plan), its output (octoDNS logs to stderr) */
-async function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
-  const python = await octodnsVenv();
-  const run = await runProcess(python, ['-m', 'octodns.cmds.sync', '--config-file', path.join(work, config), ...(doit ? ['--doit'] : [])], {
-    POWERDNS_KEY: powerDns.apiKey,
-    ZONEKEEPER_KEY: userKey,
-  });
-  if (run.code !== 0) throw new Error(`octodns-sync: ${run.output.slice(-3000)}`);
-  return run.output;
+function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
+  return octodnsSync(path.join(work, config), doit, { POWERDNS_KEY: powerDns.apiKey, ZONEKEEPER_KEY: userKey });
 }
 
 /** a server's rrsets of the zone, `<name> <type> <content>` each, read back through its PowerDNS API */
@@ -263,7 +220,7 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(served).toEqual(['IN A 192.0.2.10', 'IN A 192.0.2.11']);
   }, 120_000);
 
-  test('LUA content written byte for byte is read back byte for byte; other LUA and rules by geography are refused', async () => {
+  test('LUA content written byte for byte is read back byte for byte; other LUA and overlapping rules are refused', async () => {
     const payload = { pools: { only: { values: [{ value: '192.0.2.20', weight: 1 }] } }, rules: [{ pool: 'only' }] };
     const marker = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const content = `A ";-- octodns-dynamic:v1:${marker}\nreturn pickwhashed({{1, '192.0.2.20'}})"`;
@@ -286,11 +243,23 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(plainLua.status).toBe(422);
     expect(((await plainLua.json()) as { error: string }).error).toMatch(/only octoDNS dynamic records are taken/);
 
-    const geo = { pools: payload.pools, rules: [{ pool: 'only', geos: ['EU'] }, { pool: 'only' }] };
-    const geoContent = `A ";-- octodns-dynamic:v1:${Buffer.from(JSON.stringify(geo)).toString('base64url')}\nreturn 1"`;
-    const byGeography = await patch({ name: `geo.${DYNAMIC_ZONE}`, type: 'LUA', records: [{ content: geoContent, disabled: false }] });
-    expect(byGeography.status).toBe(422);
-    expect(((await byGeography.json()) as { error: string }).error).toMatch(/need views/);
+    // rules whose networks overlap without being the same: views (chosen by the asker's address) cannot keep their order
+    const overlapping = {
+      pools: {
+        ...payload.pools,
+        wide: { values: [{ value: '192.0.2.30', weight: 1 }] },
+        narrow: { values: [{ value: '192.0.2.31', weight: 1 }] },
+      },
+      rules: [{ pool: 'wide', subnets: ['10.0.0.0/8'] }, { pool: 'narrow', subnets: ['10.1.0.0/16'] }, { pool: 'only' }],
+    };
+    const overlappingContent = `A ";-- octodns-dynamic:v1:${Buffer.from(JSON.stringify(overlapping)).toString('base64url')}\nreturn 1"`;
+    const byOverlap = await patch({
+      name: `geo.${DYNAMIC_ZONE}`,
+      type: 'LUA',
+      records: [{ content: overlappingContent, disabled: false }],
+    });
+    expect(byOverlap.status).toBe(422);
+    expect(((await byOverlap.json()) as { error: string }).error).toMatch(/rules\[0\] and rules\[1\]: their networks overlap/);
 
     // deleted: the served A RRset goes with it
     const deleted = await api(`/zones/${DYNAMIC_ZONE}`, {
