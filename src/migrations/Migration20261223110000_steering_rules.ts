@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * geos as written, one view per such text), whose client networks steering computes and whose overlay of the
  * RRset is the rule's answer.
  */
-export class Migration20261129110000_steering_rules extends Migration {
+export class Migration20261223110000_steering_rules extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table "steered_rrsets" add column "rules" jsonb not null default '[]';`);
     this.addSql(`alter table "views" add column "steering_networks" text null;`);
