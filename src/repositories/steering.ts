@@ -113,6 +113,11 @@ export interface RrsetDefinition {
   luaContent?: string | null;
 }
 
+/** every pool of a steered RRset: its own, then its rules' (whose members follow the zone's checks too) */
+export function everyPool(rrset: Pick<RrsetDefinition, 'pools' | 'rules'>): SteeringPool[] {
+  return [...rrset.pools, ...(rrset.rules ?? []).flatMap((rule) => rule.pools)];
+}
+
 export interface RrsetRow extends RrsetDefinition {
   id: number;
   domainId: number;
@@ -366,11 +371,13 @@ export async function recentServedChanges(sql: Sql, domainId: number, rrsetId: n
   return rows.map((r) => ({ at: r.created_at, served: r.data.served ?? [], previous: r.data.previous ?? [], source: r.data.source ?? '' }));
 }
 
-/** the names of the RRsets whose pools name the check (a check in use is not deleted) */
+/** the names of the RRsets whose pools, or their rules' pools, name the check (a check in use is not deleted) */
 export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: number): Promise<string[]> {
   const rows = await sql.rows(
     `select s.owner || ' ' || s.type as name from steered_rrsets s
-      where s.domain_id = $1 and jsonb_path_exists(s.pools, '$[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint))
+      where s.domain_id = $1
+        and (jsonb_path_exists(s.pools, '$[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint))
+          or jsonb_path_exists(s.rules, '$[*].pools[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint)))
       order by s.id`,
     [domainId, checkId],
   );

@@ -278,9 +278,9 @@ test('REST, the CLI and GraphQL make the same rules without octoDNS; overlapping
     rules: [{ subnets: ['127.0.2.128/25'], pools: [{ members: [{ value: '198.51.100.51' }] }] }],
   });
   expect(overlapping.status).toBe(422);
-  const refusal = (await overlapping.json()) as { code: string; error: string };
-  expect(refusal.code).toBe('STEERING_RULES_OVERLAP');
-  expect(refusal.error).toContain(`rules[0]: its networks overlap those of view ${steeringViews.get(OFFICE)!.name}`);
+  const refusal = (await overlapping.json()) as { error: string; message: string };
+  expect(refusal.error).toBe('STEERING_RULES_OVERLAP');
+  expect(refusal.message).toContain(`rules[0]: its networks overlap those of view ${steeringViews.get(OFFICE)!.name}`);
 
   // the CLI: the RRset's rules from a file, a continent this time (a view of its own)
   const file = path.join(work, 'rules.json');
@@ -317,7 +317,7 @@ test('REST, the CLI and GraphQL make the same rules without octoDNS; overlapping
   expect(same.errors?.[0].message).toMatch(/rules\[0\] and rules\[1\] name the same networks with different pools/);
   // a province is not in the country database
   const province = await create([{ geos: ['NA-US-CA'], pools: pool('198.51.100.71') }]);
-  expect(province.errors?.[0].extensions.code).toBe('INVALID_VALUE');
+  expect(province.errors?.[0].extensions.code).toBe('INVALID_INPUT');
   expect(province.errors?.[0].message).toMatch(/rules\[0\]\.geos\[0\]/);
   // taken: a rule of the DE view (shared with www's)
   const taken = await create([{ geos: ['eu-de'], pools: pool('198.51.100.73') }]);

@@ -26,6 +26,7 @@ import {
   checksOfZone,
   deleteCheck,
   deleteRrset,
+  everyPool,
   insertCheck,
   insertRrset,
   RrsetRow,
@@ -476,7 +477,7 @@ export class SteeringService {
     const zone = change.zone.name;
     if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
     for (const rrset of await rrsetsOfZone(change.connection, change.zone.id))
-      if (rrset.pools.some((pool) => pool.members.some((m) => m.checkId === id)))
+      if (everyPool(rrset).some((pool) => pool.members.some((m) => m.checkId === id)))
         requireAllowed(ctx.principal.policy, { zone, owner: rrset.owner, type: rrset.type, access: 'write' });
   }
 
@@ -616,13 +617,13 @@ export class SteeringService {
     const allDown = oneOf(String(input.allDown ?? 'backup').toLowerCase(), ALL_DOWN, 'allDown');
     // what else is at the owner: a CNAME stands alone (RFC 1034 §3.6.2), and nothing stands beside one
     const others = change.zone.sameOwner.filter((r) => r.owner === owner && r.type !== type);
-    const everyPool = [...pools, ...rules.flatMap((rule) => rule.pools)];
-    for (const value of new Set([...everyPool.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
+    const allPools = everyPool({ pools, rules });
+    for (const value of new Set([...allPools.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
       const problems = checkRecordPlacement(zone, others, { owner, type, ttl, rdata: value });
       if (problems.length) throw errorFromProblems(problems, type);
     }
     // weights are kept, not served: a standard secondary answers every record of the RRset (docs/steering.md)
-    if (everyPool.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
+    if (allPools.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
       ctx.warnings?.push({
         field: 'pools',
         code: 'WEIGHTS_NOT_SERVED',
@@ -663,7 +664,9 @@ function sameCheck(a: CheckDefinition, b: CheckDefinition): boolean {
 
 /** the checks made for octoDNS's dynamic records that no steered RRset of the zone follows any more */
 async function deleteUnfollowedOctodnsChecks(sql: Sql, domainId: number): Promise<void> {
-  const followed = new Set((await rrsetsOfZone(sql, domainId)).flatMap((r) => r.pools.flatMap((p) => p.members.map((m) => m.checkId))));
+  const followed = new Set(
+    (await rrsetsOfZone(sql, domainId)).flatMap((r) => everyPool(r).flatMap((p) => p.members.map((m) => m.checkId))),
+  );
   for (const check of await checksOfZone(sql, domainId))
     if (check.name.startsWith(OCTODNS_CHECK_PREFIX) && !followed.has(check.id)) await deleteCheck(sql, check.id);
 }
