@@ -135,7 +135,7 @@ class MaxMindDb {
         for (let i = 0; i < size; i++) {
           const [key, afterKey] = this.decode(at, base);
           const [value, afterValue] = this.decode(afterKey, base);
-          map[String(key)] = value;
+          map[typeof key === 'string' ? key : JSON.stringify(key)] = value;
           at = afterValue;
         }
         return [map, at];
