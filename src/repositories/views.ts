@@ -132,7 +132,16 @@ export async function setViewNetworks(sql: Sql, id: number, networks: string[]):
   await sql.rows(`update views set networks = $2 where id = $1`, [id, networks]);
 }
 
-/** the views of steering's own, by id */
+/**
+ * the views of steering's own without their networks (a country's are thousands of blocks): what steering's
+ * publication and the API's reads need, by id
+ */
+export async function steeringViewNames(sql: Sql): Promise<{ id: number; name: string; steeringNetworks: string; tsigKeyId: number }[]> {
+  const rows = await sql.rows(`select id, name, steering_networks, tsig_key_id from views where steering_networks is not null order by id`);
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, steeringNetworks: r.steering_networks, tsigKeyId: Number(r.tsig_key_id) }));
+}
+
+/** the views of steering's own with their networks, by id */
 export async function steeringViews(sql: Sql): Promise<ViewRow[]> {
   const rows = await sql.rows(`select ${VIEW_COLUMNS} from ${VIEW_FROM} where v.steering_networks is not null order by v.id`);
   return rows.map(toView);

@@ -20,7 +20,14 @@ import { UNRESTRICTED } from '../../auth/policy';
 import type { Principal } from '../../auth/principal';
 import { insertTsigKey, revokeTsigKey } from '../../repositories/accounts';
 import { rrsetsOfZone, statusesOfZone, SteeringPool, SteeringRule } from '../../repositories/steering';
-import { deleteView, insertSteeringView, overlaysOfZone, setViewNetworks, steeringViews } from '../../repositories/views';
+import {
+  deleteView,
+  insertSteeringView,
+  overlaysOfZone,
+  setViewNetworks,
+  steeringViewNames,
+  steeringViews,
+} from '../../repositories/views';
 import { recordAuditEvent } from '../operations/audit-log';
 import type { ZoneChange } from '../write-engine';
 import { geoCountries, networksOfCountries } from './country-networks';
@@ -153,12 +160,12 @@ export async function compileRuleViews(sql: Sql, rules: readonly SteeringRule[],
  * After a definition's change or deletion, once its overlays were cleared.
  */
 export async function dropUnusedRuleViews(sql: Sql): Promise<void> {
-  const views = await steeringViews(sql);
+  const views = await steeringViewNames(sql);
   if (!views.length) return;
   const rows = await sql.rows<{ rules: SteeringRule[] }>(`select rules from steered_rrsets where rules <> '[]'::jsonb`);
   const used = new Set(rows.flatMap((r) => r.rules.map(ruleNetworksText)));
   for (const view of views)
-    if (!used.has(view.steeringNetworks!)) {
+    if (!used.has(view.steeringNetworks)) {
       await deleteView(sql, view.id);
       await revokeTsigKey(sql, view.tsigKeyId);
     }
@@ -200,11 +207,11 @@ interface WantedOverlay {
  */
 export async function writeRuleOverlays(change: ZoneChange): Promise<number> {
   const sql = change.connection;
-  const views = await steeringViews(sql);
+  const views = await steeringViewNames(sql);
   if (!views.length) return 0;
   const statuses = await statusesOfZone(sql, change.zone.id);
   const statusOf = (checkId: number) => statuses.get(checkId);
-  const byText = new Map(views.map((v) => [v.steeringNetworks!, v]));
+  const byText = new Map(views.map((v) => [v.steeringNetworks, v]));
   const wanted = new Map<string, WantedOverlay>();
   const keyOf = (o: { viewId: number; owner: string; type: string }) => `${o.viewId} ${o.owner} ${o.type}`;
   for (const rrset of await rrsetsOfZone(sql, change.zone.id))

@@ -51,7 +51,7 @@ import { externalThresholds, memberHealthy, nextCheckState } from './decision';
 import { commitSteered } from './materialise';
 import { decodeOctodnsDynamic, OctodnsPoolValue } from './octodns-dynamic';
 import { compileRuleViews, dropUnusedRuleViews, MAX_RULES, parseRuleNetworks, refuseOverlappingRules, ruleNetworksText } from './rules';
-import { steeringViews } from '../../repositories/views';
+import { steeringViewNames } from '../../repositories/views';
 
 export interface SteeringCheckInput {
   name: string;
@@ -743,5 +743,5 @@ function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>, views: Map<strin
 
 /** the views of steering's own by their networks' text, to name each rule's view */
 async function ruleViewNames(sql: Sql): Promise<Map<string, string>> {
-  return new Map((await steeringViews(sql)).map((v) => [v.steeringNetworks!, v.name]));
+  return new Map((await steeringViewNames(sql)).map((v) => [v.steeringNetworks, v.name]));
 }
