@@ -11,12 +11,14 @@
  * members die, the office view falls back to the pool's fallback while the rest keeps its answer, and comes back.
  *
  * The same rules are made without octoDNS: through REST (sharing the office view), the CLI and GraphQL; what views
- * cannot express (networks overlapping without being the same) is refused with 422 naming the rules.
+ * cannot express (networks overlapping without being the same) is refused with 422 naming the rules. In a signed
+ * zone, the rule's view's zone verifies (dnssec-verify, ldns-verify-zone, kzonecheck) at its first overlay and after
+ * a transition.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTsigKey, createUser, createUserKey } from '../support/fixtures';
+import { createTsigKey, createUser, createUserKey, createZone } from '../support/fixtures';
 import { namedOptions, startNamed } from '../support/bind-secondary';
 import { octodnsSync, octodnsVenv } from '../support/octodns';
 import { Endpoint } from '../support/steering-endpoints';
@@ -25,6 +27,7 @@ import { waitFor } from '../support/wait-for';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
 import { dig, freePort, records } from './knot';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
 import { rangesToCidrs } from '../../src/dns/networks';
 import { geoCountries, networksOfCountries } from '../../src/services/steering/country-networks';
 
@@ -67,6 +70,7 @@ let dnsPort: number;
 let bindPort: number;
 let named: { log(): string; stop(): Promise<void> } | undefined;
 let work: string;
+let userId: string;
 let userKey: string;
 /** the office pool's members' endpoint, and everyone else's */
 const officeEndpoint = new Endpoint();
@@ -118,7 +122,8 @@ beforeAll(async () => {
     }),
     octodnsVenv(),
   ]);
-  userKey = await createUserKey(app, await createUser(app, 'rules@rules.test'));
+  userId = await createUser(app, 'rules@rules.test');
+  userKey = await createUserKey(app, userId);
   work = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-steering-rules-'));
   mkdirSync(path.join(work, 'zones'));
   writeFileSync(path.join(work, 'zones', `${ZONE}yaml`), ZONE_YAML);
@@ -332,4 +337,59 @@ test('REST, the CLI and GraphQL make the same rules without octoDNS; overlapping
   // a view of steering's own is its rules': the operator neither deletes it nor changes its networks
   const deleted = await app.gql(`mutation($id: ID!) { deleteView(id: $id) }`, { id: steeringViews.get(OFFICE)!.id });
   expect(deleted.errors?.[0].extensions.code).toBe('VIEW_STEERED');
+}, 120_000);
+
+test("a signed zone's rule view is signed with the zone's keys, at its first overlay and at each transition", async () => {
+  const zone = 'signed.rules.test';
+  await createZone(app, userId, zone);
+  const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { state } }`, { i: { zone, denial: 'NSEC' } });
+  expect(enabled.errors).toBeUndefined();
+  const check = await app.gql(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
+    z: zone,
+    i: { name: 'office', protocol: 'http', address: '127.0.0.1', port: officeEndpoint.port, path: '/health' },
+  });
+  expect(check.errors).toBeUndefined();
+  const created = await app.gql(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
+    z: zone,
+    i: {
+      owner: 'app',
+      type: 'A',
+      pools: [{ members: [{ value: '192.0.2.80' }] }],
+      rules: [
+        {
+          subnets: [OFFICE],
+          pools: [
+            { members: [{ value: '198.51.100.80', checkId: check.data.createSteeringCheck.id }] },
+            { members: [{ value: '198.51.100.81' }] },
+          ],
+        },
+      ],
+    },
+  });
+  expect(created.errors).toBeUndefined();
+  const view = steeringViews.get(OFFICE)!;
+  const key = { name: view.tsigKeyName, secret: secrets.get(view.tsigKeyName)! };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-rules-signed-'));
+  try {
+    const verified = async (label: string, wanted: string) =>
+      waitFor(`the office view's zone to serve ${wanted}`, async () => {
+        const { text } = await transferZone(dnsPort, key, zone, { expectContent: true });
+        if (!new RegExp(`^app\\.${zone.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+A\\s+${wanted.replace(/\./g, '\\.')}$`, 'm').test(text))
+          return undefined;
+        await verifySignedZone(zone, path.join(dir, `${label}.zone`), { text });
+        return text;
+      });
+    const first = await verified('first', '198.51.100.80');
+    // the base answers the catch-all, signed too
+    const base = await transferZone(dnsPort, undefined, zone, { expectContent: true });
+    expect(base.text).toMatch(/^app\.signed\.rules\.test\.\s+\d+\s+IN\s+A\s+192\.0\.2\.80$/m);
+    await verifySignedZone(zone, path.join(dir, 'base.zone'), { text: base.text });
+    expect(first).not.toMatch(/192\.0\.2\.80/);
+    // the rule's first pool dies: the view's zone moves to its fallback, signed again
+    officeEndpoint.failing = true;
+    await verified('fallback', '198.51.100.81');
+  } finally {
+    officeEndpoint.failing = false;
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 120_000);
