@@ -103,6 +103,14 @@ export function refuseOverlappingRules(rules: readonly SteeringRule[]): void {
     }
 }
 
+/**
+ * the views of steering's own are made, dropped and read again one transaction at a time across processes (a
+ * transaction-scoped lock): a view found in use is not dropped under a rule that is being written
+ */
+async function lockRuleViews(sql: Sql): Promise<void> {
+  await sql.rows(`select pg_advisory_xact_lock(hashtext('zonekeeper steering views'))`);
+}
+
 /** a view's name for a rule's networks: steering's prefix and a digest of their text */
 const viewNameOf = (text: string) => `steering-${createHash('sha256').update(text).digest('hex').slice(0, 12)}`;
 
@@ -110,11 +118,14 @@ const viewNameOf = (text: string) => `steering-${createHash('sha256').update(tex
  * The views of an RRset's rules, found by their networks' text or made (each with a TSIG key of its own, the
  * operator's, as every view has), their networks computed from the rule now. A rule whose networks overlap
  * another view of steering's (another RRset's rule, in any zone) without being the same is refused. One at a time
- * across processes (a transaction-scoped lock), so that two zones' writes never make two views of one text.
+ * across processes (a transaction-scoped lock), so that two zones' writes never make two views of one text. Called
+ * before the change touches any view's overlay (with no rules, it takes the lock alone when there are views):
+ * the lock is then taken before the overlays' rows, in the order every other holder of both takes them.
  */
 export async function compileRuleViews(sql: Sql, rules: readonly SteeringRule[], actor: Principal): Promise<void> {
+  if (!rules.length && !(await steeringViewNames(sql)).length) return;
+  await lockRuleViews(sql);
   if (!rules.length) return;
-  await sql.rows(`select pg_advisory_xact_lock(hashtext('zonekeeper steering views'))`);
   const views = await steeringViews(sql);
   const done = new Set<string>();
   for (const [index, rule] of rules.entries()) {
@@ -157,11 +168,13 @@ export async function compileRuleViews(sql: Sql, rules: readonly SteeringRule[],
 
 /**
  * The views of steering's own that no rule uses any more go, with their overlays, serials and keys (revoked).
- * After a definition's change or deletion, once its overlays were cleared.
+ * After a definition's change or deletion, once its overlays were cleared, and hourly (a zone deleted with its
+ * steered RRsets leaves their views unused).
  */
 export async function dropUnusedRuleViews(sql: Sql): Promise<void> {
+  if (!(await steeringViewNames(sql)).length) return;
+  await lockRuleViews(sql);
   const views = await steeringViewNames(sql);
-  if (!views.length) return;
   const rows = await sql.rows<{ rules: SteeringRule[] }>(`select rules from steered_rrsets where rules <> '[]'::jsonb`);
   const used = new Set(rows.flatMap((r) => r.rules.map(ruleNetworksText)));
   for (const view of views)
@@ -173,10 +186,11 @@ export async function dropUnusedRuleViews(sql: Sql): Promise<void> {
 
 /**
  * Every view of steering's own with its networks computed again from its text: the country database may have
- * changed (an upgrade of its package). Run at the service's start; answers the views whose networks moved.
+ * changed (an upgrade of its package); those no rule uses go first. Run at each worker's start and hourly;
+ * answers the views whose networks moved.
  */
 export async function refreshRuleViews(sql: Sql): Promise<string[]> {
-  await sql.rows(`select pg_advisory_xact_lock(hashtext('zonekeeper steering views'))`);
+  await dropUnusedRuleViews(sql);
   const moved: string[] = [];
   for (const view of await steeringViews(sql)) {
     const [subnets, geos] = [[] as string[], [] as string[]];

@@ -324,6 +324,7 @@ export class SteeringService {
   async deleteRrset(ctx: RequestContext, id: number): Promise<boolean> {
     await this.changeOfRrset(ctx, id, async (change, current) => {
       await deleteRrset(change.connection, id);
+      await compileRuleViews(change.connection, [], ctx.principal);
       await commitSteered(change, { only: [], removed: [current] });
       await dropUnusedRuleViews(change.connection);
     });
@@ -411,6 +412,7 @@ export class SteeringService {
         await deleteRrset(change.connection, rrset.id);
       }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
+      await compileRuleViews(change.connection, [], ctx.principal);
       await commitSteered(change, { only: [], removed });
       await dropUnusedRuleViews(change.connection);
     });
