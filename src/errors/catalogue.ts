@@ -138,11 +138,25 @@ export const ERROR_CATALOGUE = {
   STEERING_CHECK_IN_USE: { status: 409, message: 'The check is followed by members of steered RRsets; change them first' },
   /** a report of status for a check that is probed: only an external check's status is reported */
   STEERING_CHECK_NOT_EXTERNAL: { status: 422, message: 'The check is probed; only an external check’s status is reported' },
-  /** answers by the asker's subnet or geography need views, which a standard secondary does not have */
+  /**
+   * deprecated, no longer raised: rules by subnet or geography are compiled into views (docs/steering.md, «Rules by
+   * network and country»). Kept so that clients that name the code still build.
+   */
   STEERING_RULES_NEED_VIEWS: {
     status: 422,
     message: 'Rules by subnet or geography need an answer per asker (views); every secondary serves one answer, so they are not taken',
   },
+  /**
+   * steering rules whose networks overlap without being the same networks (in one RRset, or another RRset's rule):
+   * a view is chosen by the asker's address alone, so an address in two views would get one of them for every
+   * zone, and the rules' order could not be kept (docs/steering.md, «Rules by network and country»)
+   */
+  STEERING_RULES_OVERLAP: {
+    status: 422,
+    message: 'The rules’ networks overlap in a way views cannot express: a view is chosen by the asker’s address alone',
+  },
+  /** a view of steering's own: its name and networks are its rules', and it goes when no rule uses it */
+  VIEW_STEERED: { status: 409, message: 'The view is steering’s own: its name and networks follow its rules' },
   /** a PowerDNS `LUA` record other than an octoDNS dynamic record: no Lua runs here (docs/steering.md) */
   LUA_NOT_SUPPORTED: {
     status: 422,

@@ -46,6 +46,19 @@ export interface SteeringPool {
   members: SteeringMember[];
 }
 
+/**
+ * A rule by client network or country (docs/steering.md, «Rules by network and country»): the askers in its
+ * networks are served its pools (in fallback order, health-filtered as the RRset's own) through a view of
+ * steering's own; the RRset's own pools are the catch-all's.
+ */
+export interface SteeringRule {
+  /** CIDR blocks, canonical (host bits dropped), sorted */
+  subnets: string[];
+  /** octoDNS's geos: a continent (`EU`) or a continent and a country (`EU-DE`), sorted */
+  geos: string[];
+  pools: SteeringPool[];
+}
+
 export interface SteeringDefinition {
   pools: SteeringPool[];
   maxAnswers: number;
@@ -129,11 +142,18 @@ export interface RrsetDefinition {
   maxAnswers: number;
   backup: string[];
   allDown: AllDown;
+  /** answers by client network or country, first match first (none: one answer for every asker) */
+  rules?: SteeringRule[];
   /**
    * the `LUA` record's content of an octoDNS dynamic record written through the PowerDNS API, kept as written
    * (read back byte for byte); null for a steered RRset written any other way
    */
   luaContent?: string | null;
+}
+
+/** every pool of a steered RRset: its own, then its rules' (whose members follow the zone's checks too) */
+export function everyPool(rrset: Pick<RrsetDefinition, 'pools' | 'rules'>): SteeringPool[] {
+  return [...rrset.pools, ...(rrset.rules ?? []).flatMap((rule) => rule.pools)];
 }
 
 export interface RrsetRow extends RrsetDefinition {
@@ -178,7 +198,7 @@ const toCheck = (r: any): CheckRow => ({
   heldSince: r.held_since ?? null,
 });
 
-const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served, s.lua_content`;
+const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served, s.lua_content, s.rules`;
 
 const toRrset = (r: any): RrsetRow => ({
   id: Number(r.id),
@@ -193,6 +213,7 @@ const toRrset = (r: any): RrsetRow => ({
   allDown: r.all_down,
   served: r.served,
   luaContent: r.lua_content ?? null,
+  rules: r.rules ?? [],
 });
 
 const checkParams = (c: CheckDefinition) => [
@@ -677,11 +698,13 @@ export async function recentServedChanges(sql: Sql, domainId: number, rrsetId: n
   return rows.map((r) => ({ at: r.created_at, served: r.data.served ?? [], previous: r.data.previous ?? [], source: r.data.source ?? '' }));
 }
 
-/** the names of the RRsets whose pools name the check (a check in use is not deleted) */
+/** the names of the RRsets whose pools, or their rules' pools, name the check (a check in use is not deleted) */
 export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: number): Promise<string[]> {
   const rows = await sql.rows(
     `select s.owner || ' ' || s.type as name from steered_rrsets s
-      where s.domain_id = $1 and jsonb_path_exists(s.pools, '$[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint))
+      where s.domain_id = $1
+        and (jsonb_path_exists(s.pools, '$[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint))
+          or jsonb_path_exists(s.rules, '$[*].pools[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint)))
       order by s.id`,
     [domainId, checkId],
   );
@@ -690,8 +713,8 @@ export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: numb
 
 export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefinition): Promise<number> {
   const [row] = await sql.rows(
-    `insert into steered_rrsets (domain_id, owner, type, ttl, pools, max_answers, backup, all_down, lua_content)
-     values ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9) returning id`,
+    `insert into steered_rrsets (domain_id, owner, type, ttl, pools, max_answers, backup, all_down, lua_content, rules)
+     values ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9, $10::jsonb) returning id`,
     [
       domainId,
       rrset.owner,
@@ -702,6 +725,7 @@ export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefini
       JSON.stringify(rrset.backup),
       rrset.allDown,
       rrset.luaContent ?? null,
+      JSON.stringify(rrset.rules ?? []),
     ],
   );
   return Number(row.id);
@@ -709,9 +733,19 @@ export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefini
 
 export async function updateRrset(sql: Sql, id: number, rrset: Omit<RrsetDefinition, 'owner' | 'type'>): Promise<void> {
   await sql.affected(
-    `update steered_rrsets set ttl = $2, pools = $3::jsonb, max_answers = $4, backup = $5::jsonb, all_down = $6, lua_content = $7
+    `update steered_rrsets set ttl = $2, pools = $3::jsonb, max_answers = $4, backup = $5::jsonb, all_down = $6, lua_content = $7,
+            rules = $8::jsonb
       where id = $1`,
-    [id, rrset.ttl, JSON.stringify(rrset.pools), rrset.maxAnswers, JSON.stringify(rrset.backup), rrset.allDown, rrset.luaContent ?? null],
+    [
+      id,
+      rrset.ttl,
+      JSON.stringify(rrset.pools),
+      rrset.maxAnswers,
+      JSON.stringify(rrset.backup),
+      rrset.allDown,
+      rrset.luaContent ?? null,
+      JSON.stringify(rrset.rules ?? []),
+    ],
   );
 }
 

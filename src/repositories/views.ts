@@ -29,6 +29,11 @@ export interface ViewRow {
   /** the view's secondaries (host or host:port) that a change of a view's zone is sent a NOTIFY */
   notify: string[];
   createdAt: Date;
+  /**
+   * a view of steering's own (docs/steering.md, «Rules by network and country»): its rules' subnets and geos as
+   * written, from which steering computes its networks; null: the operator's view
+   */
+  steeringNetworks: string | null;
 }
 
 export interface OverlayRow {
@@ -40,7 +45,7 @@ export interface OverlayRow {
   records: { ttl: number; rdata: string }[];
 }
 
-const VIEW_COLUMNS = `v.id, v.name, v.networks, v.precedence, v.tsig_key_id, k.name as tsig_key_name, k.algorithm as tsig_key_algorithm, v.notify, v.created_at`;
+const VIEW_COLUMNS = `v.id, v.name, v.networks, v.precedence, v.tsig_key_id, k.name as tsig_key_name, k.algorithm as tsig_key_algorithm, v.notify, v.created_at, v.steering_networks`;
 const VIEW_FROM = `views v join tsig_keys k on k.id = v.tsig_key_id`;
 
 function toView(row: Record<string, any>): ViewRow {
@@ -54,6 +59,7 @@ function toView(row: Record<string, any>): ViewRow {
     tsigKeyAlgorithm: row.tsig_key_algorithm,
     notify: row.notify ?? [],
     createdAt: new Date(row.created_at),
+    steeringNetworks: row.steering_networks ?? null,
   };
 }
 
@@ -107,6 +113,38 @@ export async function updateView(sql: Sql, id: number, fields: ViewFields): Prom
     fields.tsigKeyId,
     fields.notify,
   ]);
+}
+
+/** a view of steering's own for a rule's networks as written (`steeringNetworks`), made with its own key */
+export async function insertSteeringView(
+  sql: Sql,
+  fields: { name: string; networks: string[]; tsigKeyId: number; steeringNetworks: string },
+): Promise<number> {
+  const [row] = await sql.rows<{ id: string }>(
+    `insert into views (name, networks, precedence, tsig_key_id, steering_networks) values ($1, $2, 0, $3, $4) returning id`,
+    [fields.name, fields.networks, fields.tsigKeyId, fields.steeringNetworks],
+  );
+  return Number(row.id);
+}
+
+/** a steering view's networks, computed again (a rule written, the country database upgraded) */
+export async function setViewNetworks(sql: Sql, id: number, networks: string[]): Promise<void> {
+  await sql.rows(`update views set networks = $2 where id = $1`, [id, networks]);
+}
+
+/**
+ * the views of steering's own without their networks (a country's are thousands of blocks): what steering's
+ * publication and the API's reads need, by id
+ */
+export async function steeringViewNames(sql: Sql): Promise<{ id: number; name: string; steeringNetworks: string; tsigKeyId: number }[]> {
+  const rows = await sql.rows(`select id, name, steering_networks, tsig_key_id from views where steering_networks is not null order by id`);
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, steeringNetworks: r.steering_networks, tsigKeyId: Number(r.tsig_key_id) }));
+}
+
+/** the views of steering's own with their networks, by id */
+export async function steeringViews(sql: Sql): Promise<ViewRow[]> {
+  const rows = await sql.rows(`select ${VIEW_COLUMNS} from ${VIEW_FROM} where v.steering_networks is not null order by v.id`);
+  return rows.map(toView);
 }
 
 /** the view, its overlays and serials go together (the foreign keys cascade) */

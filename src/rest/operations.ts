@@ -21,8 +21,9 @@ const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 const STEERING_CHECK =
   'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
 const STEERING_DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
-const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
-  pools { minHealthy members { value checkId admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
+const STEERING_POOLS = `pools { minHealthy members { value checkId admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
+const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served ${STEERING_POOLS}
+  rules { subnets geos view ${STEERING_POOLS} }`;
 const CHANGED = 'owner type rdata ttl';
 const CHANGE_REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt closedAt
   conflicts { owner type } reason

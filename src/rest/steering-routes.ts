@@ -43,6 +43,28 @@ interface GqlDefaults {
   intervalSeconds: number | null;
 }
 
+interface GqlPool {
+  minHealthy: number;
+  members: {
+    value: string;
+    checkId: string | null;
+    admin: string;
+    weight: number;
+    healthy: boolean;
+    condition: string;
+    check: {
+      id: string;
+      name: string;
+      status: string;
+      since: string;
+      heldSince: string | null;
+      lastError: string | null;
+      latencyMs: number | null;
+      leaseUntil: string | null;
+    } | null;
+  }[];
+}
+
 interface GqlRrset {
   id: string;
   zone: string;
@@ -53,27 +75,8 @@ interface GqlRrset {
   backup: string[];
   allDown: string;
   served: string[];
-  pools: {
-    minHealthy: number;
-    members: {
-      value: string;
-      checkId: string | null;
-      admin: string;
-      weight: number;
-      healthy: boolean;
-      condition: string;
-      check: {
-        id: string;
-        name: string;
-        status: string;
-        since: string;
-        heldSince: string | null;
-        lastError: string | null;
-        latencyMs: number | null;
-        leaseUntil: string | null;
-      } | null;
-    }[];
-  }[];
+  pools: GqlPool[];
+  rules: { subnets: string[]; geos: string[]; view: string | null; pools: GqlPool[] }[];
 }
 
 /** GraphQL's SteeringCondition as REST writes its words: FROZEN → frozen, NO_SOUND_VANTAGE → no-sound-vantage */
@@ -109,17 +112,8 @@ const presentDefaults = (d: GqlDefaults) => ({
   interval_seconds: d.intervalSeconds,
 });
 
-const presentRrset = (r: GqlRrset) => ({
-  id: Number(r.id),
-  zone: r.zone,
-  owner: r.owner,
-  type: r.type,
-  ttl: r.ttl,
-  max_answers: r.maxAnswers,
-  backup: r.backup,
-  all_down: r.allDown,
-  served: r.served,
-  pools: r.pools.map((pool) => ({
+const presentPools = (pools: GqlPool[]) =>
+  pools.map((pool) => ({
     min_healthy: pool.minHealthy,
     members: pool.members.map((m) => ({
       value: m.value,
@@ -135,7 +129,20 @@ const presentRrset = (r: GqlRrset) => ({
       latency_ms: m.check?.latencyMs ?? null,
       lease_until: m.check?.leaseUntil ?? null,
     })),
-  })),
+  }));
+
+const presentRrset = (r: GqlRrset) => ({
+  id: Number(r.id),
+  zone: r.zone,
+  owner: r.owner,
+  type: r.type,
+  ttl: r.ttl,
+  max_answers: r.maxAnswers,
+  backup: r.backup,
+  all_down: r.allDown,
+  served: r.served,
+  pools: presentPools(r.pools),
+  rules: r.rules.map((rule) => ({ subnets: rule.subnets, geos: rule.geos, view: rule.view, pools: presentPools(rule.pools) })),
 });
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
@@ -184,45 +191,59 @@ export const STEERING_SCHEMAS = {
       backup: { type: 'array', items: { type: 'string' } },
       all_down: { enum: ['backup', 'empty'] },
       served: { type: 'array', items: { type: 'string' } },
-      pools: {
+      pools: ref('SteeringPools'),
+      rules: {
         type: 'array',
+        description:
+          'answers by the asker’s network or country, first match first, each through a view of steering’s own (docs/steering.md, «Rules by network and country»)',
         items: {
           type: 'object',
           properties: {
-            min_healthy: { type: 'integer' },
-            members: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  value: { type: 'string' },
-                  check: { ...nullable('string'), description: 'the name of the check it follows' },
-                  admin: { enum: ['up', 'down', 'obey'] },
-                  weight: { type: 'integer' },
-                  healthy: {
-                    type: 'boolean',
-                    description: 'its admin status and its check say it is healthy; never while its check is held (see condition)',
-                  },
-                  condition: {
-                    enum: CONDITIONS,
-                    description: 'its admin status (paused, forced-up), then its check’s condition',
-                  },
-                  status: { ...nullable('string'), description: 'its check’s status: unknown, up or down' },
-                  since: nullable('string'),
-                  held_since: nullable('string'),
-                  last_error: nullable('string'),
-                  latency_ms: nullable('integer'),
-                  lease_until: nullable('string'),
-                },
-                required: ['value', 'check', 'admin', 'weight', 'healthy', 'status', 'since', 'last_error', 'latency_ms', 'lease_until'],
-              },
-            },
+            subnets: { type: 'array', items: { type: 'string' } },
+            geos: { type: 'array', items: { type: 'string' }, description: 'as octoDNS writes them: EU, EU-DE' },
+            view: { ...nullable('string'), description: 'the view of steering’s own that serves the rule' },
+            pools: ref('SteeringPools'),
           },
-          required: ['min_healthy', 'members'],
+          required: ['subnets', 'geos', 'view', 'pools'],
         },
       },
     },
-    required: ['id', 'zone', 'owner', 'type', 'ttl', 'max_answers', 'backup', 'all_down', 'served', 'pools'],
+    required: ['id', 'zone', 'owner', 'type', 'ttl', 'max_answers', 'backup', 'all_down', 'served', 'pools', 'rules'],
+  },
+  SteeringPools: {
+    type: 'array',
+    description: 'pools in fallback order, each member with its live state',
+    items: {
+      type: 'object',
+      properties: {
+        min_healthy: { type: 'integer' },
+        members: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              value: { type: 'string' },
+              check: { ...nullable('string'), description: 'the name of the check it follows' },
+              admin: { enum: ['up', 'down', 'obey'] },
+              weight: { type: 'integer' },
+              healthy: {
+                type: 'boolean',
+                description: 'its admin status and its check say it is healthy; never while its check is held (see condition)',
+              },
+              condition: { enum: CONDITIONS, description: 'its admin status (paused, forced-up), then its check’s condition' },
+              status: { ...nullable('string'), description: 'its check’s status: unknown, up or down' },
+              since: nullable('string'),
+              held_since: nullable('string'),
+              last_error: nullable('string'),
+              latency_ms: nullable('integer'),
+              lease_until: nullable('string'),
+            },
+            required: ['value', 'check', 'admin', 'weight', 'healthy', 'status', 'since', 'last_error', 'latency_ms', 'lease_until'],
+          },
+        },
+      },
+      required: ['min_healthy', 'members'],
+    },
   },
   SteeringVantage: {
     type: 'object',
@@ -328,23 +349,35 @@ async function requireRrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset>
   return rrset;
 }
 
+type BodyPool = { min_healthy?: number; members?: { value?: string; check?: string; admin?: string; weight?: number }[] };
+
 /** the body's pools as GraphQL's input: each member's check named by its name, read as the zone's check's id */
-function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
-  const pools = (
-    inputs.pools as { min_healthy?: number; members?: { value?: string; check?: string; admin?: string; weight?: number }[] }[]
-  ).map((pool, p) => {
+function poolsInput(given: BodyPool[], at: string, checks: GqlCheck[]) {
+  return given.map((pool, p) => {
     if (typeof pool !== 'object' || pool === null || !Array.isArray(pool.members))
-      throw DomainError.invalid(`pools[${p}]`, `pools[${p}]: an object with its members (a list)`);
+      throw DomainError.invalid(`${at}[${p}]`, `${at}[${p}]: an object with its members (a list)`);
     return {
       minHealthy: pool.min_healthy ?? null,
       members: pool.members.map((m, i) => {
-        const field = `pools[${p}].members[${i}]`;
+        const field = `${at}[${p}].members[${i}]`;
         if (typeof m !== 'object' || m === null || typeof m.value !== 'string')
           throw DomainError.invalid(`${field}.value`, `${field}.value: an address or a target`);
         const check = m.check == null ? undefined : checks.find((c) => c.name === m.check);
         if (m.check != null && !check) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.check`);
         return { value: m.value, checkId: check?.id ?? null, admin: m.admin ?? null, weight: m.weight ?? null };
       }),
+    };
+  });
+}
+
+/** the body as GraphQL's input */
+function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
+  const rules = (inputs.rules as { subnets?: string[]; geos?: string[]; pools?: BodyPool[] }[] | undefined)?.map((rule, r) => {
+    if (typeof rule !== 'object' || rule === null) throw DomainError.invalid(`rules[${r}]`, `rules[${r}]: an object`);
+    return {
+      subnets: rule.subnets ?? null,
+      geos: rule.geos ?? null,
+      pools: Array.isArray(rule.pools) ? poolsInput(rule.pools, `rules[${r}].pools`, checks) : null,
     };
   });
   return {
@@ -354,7 +387,8 @@ function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
     maxAnswers: (inputs.max_answers as number | undefined) ?? null,
     backup: (inputs.backup as string[] | undefined) ?? null,
     allDown: (inputs.all_down as string | undefined) ?? null,
-    pools,
+    pools: poolsInput(inputs.pools as BodyPool[], 'pools', checks),
+    rules: rules ?? null,
   };
 }
 
@@ -436,6 +470,21 @@ export const STEERING_ROUTES: RouteSpec[] = [
       max_answers: { kind: 'int', description: 'at most this many records served (default 8)', max: 64 },
       backup: { kind: 'list', description: 'values served when no pool has enough healthy members', items: { type: 'string' } },
       all_down: { kind: 'string', choices: ['backup', 'empty'], description: 'backup (default: fail open) or empty' },
+      rules: {
+        kind: 'list',
+        description:
+          'answers by the asker’s network or country, first match first, each with its own pools; the RRset’s pools answer everyone else (docs/steering.md, «Rules by network and country»)',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            subnets: { type: 'array', items: { type: 'string' }, description: 'CIDR blocks' },
+            geos: { type: 'array', items: { type: 'string' }, description: 'a continent (EU) or a continent and country (EU-DE)' },
+            pools: { type: 'array', items: POOL_ITEMS, description: 'the rule’s pools in fallback order' },
+          },
+          required: ['pools'],
+        },
+      },
     },
     response: ref('SteeredRrset'),
     async handle(inputs, runner) {

@@ -28,7 +28,7 @@ import { retentionDuty } from './duties/retention';
 import { secondaryZonesDuties, SECONDARY_ZONE_CLAIMS } from './duties/secondary-zones';
 import { signatureRefreshDuty } from './duties/signature-refresh';
 import { STATUS_CHECKS, statusChecksDuty } from './duties/status-checks';
-import { steeringDuties } from './duties/steering';
+import { ruleViewsDuty, steeringDuties } from './duties/steering';
 import { timedOutSessionsDuty } from './duties/timed-out-sessions';
 import { WEBHOOK_DELIVERIES, webhookDeliveriesDuty } from './duties/webhook-deliveries';
 import { ZONE_HEALTH, zoneHealthDuties } from './duties/zone-health';
@@ -111,6 +111,7 @@ export class PropagationWorker {
       ...secondaryZonesDuties(this.secondaryZones, db),
       ...zoneHealthDuties(this.health, settings.health.interval),
       ...steeringDuties(this.steering),
+      ruleViewsDuty(db, log),
       ...(deliveries ? [webhookDeliveriesDuty(deliveries, db)] : []),
     ];
   }

@@ -8,7 +8,7 @@
  * ALLOWED_TTLS_BEYOND_REST takes any TTL by default, so no sync plans `300 -> 60`). What the two servers read back
  * of it is compared too, text for text, TTLs included.
  *
- * The wheels are the released ones (test/support/octodns.ts).
+ * The wheels are the released ones of ../shared/tools/wheels, in a venv kept for the next run (test/support/octodns.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -221,7 +221,7 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(served).toEqual(['IN A 192.0.2.10', 'IN A 192.0.2.11']);
   }, 120_000);
 
-  test('LUA content written byte for byte is read back byte for byte; other LUA and rules by geography are refused', async () => {
+  test('LUA content written byte for byte is read back byte for byte; other LUA and overlapping rules are refused', async () => {
     const payload = { pools: { only: { values: [{ value: '192.0.2.20', weight: 1 }] } }, rules: [{ pool: 'only' }] };
     const marker = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const content = `A ";-- octodns-dynamic:v1:${marker}\nreturn pickwhashed({{1, '192.0.2.20'}})"`;
@@ -244,11 +244,23 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(plainLua.status).toBe(422);
     expect(((await plainLua.json()) as { error: string }).error).toMatch(/only octoDNS dynamic records are taken/);
 
-    const geo = { pools: payload.pools, rules: [{ pool: 'only', geos: ['EU'] }, { pool: 'only' }] };
-    const geoContent = `A ";-- octodns-dynamic:v1:${Buffer.from(JSON.stringify(geo)).toString('base64url')}\nreturn 1"`;
-    const byGeography = await patch({ name: `geo.${DYNAMIC_ZONE}`, type: 'LUA', records: [{ content: geoContent, disabled: false }] });
-    expect(byGeography.status).toBe(422);
-    expect(((await byGeography.json()) as { error: string }).error).toMatch(/need views/);
+    // rules whose networks overlap without being the same: views (chosen by the asker's address) cannot keep their order
+    const overlapping = {
+      pools: {
+        ...payload.pools,
+        wide: { values: [{ value: '192.0.2.30', weight: 1 }] },
+        narrow: { values: [{ value: '192.0.2.31', weight: 1 }] },
+      },
+      rules: [{ pool: 'wide', subnets: ['10.0.0.0/8'] }, { pool: 'narrow', subnets: ['10.1.0.0/16'] }, { pool: 'only' }],
+    };
+    const overlappingContent = `A ";-- octodns-dynamic:v1:${Buffer.from(JSON.stringify(overlapping)).toString('base64url')}\nreturn 1"`;
+    const byOverlap = await patch({
+      name: `geo.${DYNAMIC_ZONE}`,
+      type: 'LUA',
+      records: [{ content: overlappingContent, disabled: false }],
+    });
+    expect(byOverlap.status).toBe(422);
+    expect(((await byOverlap.json()) as { error: string }).error).toMatch(/rules\[0\] and rules\[1\]: their networks overlap/);
 
     // deleted: the served A RRset goes with it
     const deleted = await api(`/zones/${DYNAMIC_ZONE}`, {

@@ -192,13 +192,13 @@ test('a killed endpoint leaves the served A RRset, all down serves the backup, a
   expect(served.length).toBe(steered.length);
 }, 120_000);
 
-test('rules by subnet or geography are refused: they need views', async () => {
+test('a rule by subnet or geography names its own pools (the RRset’s answer everyone else)', async () => {
   const res = await app.gql(CREATE_RRSET, {
     z: ZONE,
     i: { owner: 'geo', type: 'A', pools: [{ members: [{ value: '192.0.2.7' }] }], rules: [{ geos: ['EU'] }] },
   });
-  expect(errorCode(res)).toBe('STEERING_RULES_NEED_VIEWS');
-  expect(res.errors?.[0].message).toMatch(/views/);
+  expect(errorCode(res)).toBe('INVALID_INPUT');
+  expect(res.errors?.[0].message).toMatch(/rules\[0\]\.pools: 1 to 16 pools/);
 });
 
 test('a check’s address follows the outbound rule', async () => {

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { runProcess } from './pebble';
 
-const OCTODNS = '1.22.0';
-const OCTODNS_POWERDNS = '1.2.0';
+export const OCTODNS = '1.22.0';
+export const OCTODNS_POWERDNS = '1.2.0';
 const WHEELS = process.env.OCTODNS_WHEELS ?? path.resolve(__dirname, '../../../shared/tools/wheels');
 const VENV = path.join(os.tmpdir(), `zonekeeper-octodns-${OCTODNS}-${OCTODNS_POWERDNS}`);
 

@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ApiError, gql, print, UsageError } from '../shared';
 
 const CHECK = 'id name protocol status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
 const DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
-const RRSET = `id owner type ttl served allDown backup
-  pools { minHealthy members { value admin weight healthy condition check { name status since heldSince lastError latencyMs leaseUntil } } }`;
+const POOLS = `pools { minHealthy members { value admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
+const RRSET = `id owner type ttl served allDown backup maxAnswers ${POOLS} rules { subnets geos view ${POOLS} }`;
 
 interface Member {
   value: string;
@@ -13,6 +14,7 @@ interface Member {
   healthy: boolean;
   condition: string;
   check: {
+    id: string;
     name: string;
     status: string;
     since: string;
@@ -22,14 +24,36 @@ interface Member {
     leaseUntil: string | null;
   } | null;
 }
+interface Pool {
+  minHealthy: number;
+  members: Member[];
+}
 interface Rrset {
   id: string;
   owner: string;
   type: string;
   ttl: number;
   served: string[];
-  pools: { minHealthy: number; members: Member[] }[];
+  allDown: string;
+  backup: string[];
+  maxAnswers: number;
+  pools: Pool[];
+  rules: { subnets: string[]; geos: string[]; view: string | null; pools: Pool[] }[];
 }
+
+/** a rule as the CLI's file gives it: networks, and pools whose members name their check by name */
+interface RuleFile {
+  subnets?: string[];
+  geos?: string[];
+  pools: { minHealthy?: number; members: { value: string; check?: string; admin?: string; weight?: number }[] }[];
+}
+
+/** pools as GraphQL's input: each member's check by its id */
+const poolsInput = (pools: Pool[]) =>
+  pools.map((pool) => ({
+    minHealthy: pool.minHealthy,
+    members: pool.members.map((m) => ({ value: m.value, checkId: m.check?.id ?? null, admin: m.admin, weight: m.weight })),
+  }));
 
 async function steeringOf(zone: string): Promise<{ name: string; checks: { id: string; name: string }[]; rrsets: Rrset[] }> {
   const data = await gql(`query($z: String!) { domain(name: $z) { name steeringChecks { ${CHECK} } steeredRrsets { ${RRSET} } } }`, {
@@ -99,6 +123,17 @@ function wholeNumber(option: string, text: string | undefined): number | null {
   return Number(text);
 }
 
+/** one row per rule: its networks, the view of steering's own that serves it, its pools' values */
+const ruleRows = (rrset: Rrset) =>
+  rrset.rules.map((rule, r) => ({
+    rule: r + 1,
+    subnets: rule.subnets.join(' '),
+    geos: rule.geos.join(' '),
+    view: rule.view ?? '',
+    pools: rule.pools.map((pool) => pool.members.map((m) => m.value).join(',')).join(' > '),
+  }));
+const RULE_COLUMNS = ['rule', 'subnets', 'geos', 'view', 'pools'];
+
 const MEMBER_COLUMNS = ['pool', 'value', 'admin', 'healthy', 'served', 'check', 'condition', 'since', 'latencyMs', 'lastError'];
 
 /**
@@ -135,6 +170,10 @@ export function registerSteeringCommands(program: Command): void {
       }
       process.stdout.write(`${rrset.owner} ${rrset.type} (ttl ${rrset.ttl}) serves: ${rrset.served.join(' ') || '(nothing)'}\n`);
       print(program, memberRows(rrset), MEMBER_COLUMNS);
+      if (rrset.rules.length) {
+        process.stdout.write('rules by network and country (each served through its view), the first matching first:\n');
+        print(program, ruleRows(rrset), RULE_COLUMNS);
+      }
     });
   steering
     .command('set-member <zone> <owner> <type> <value> <admin>')
@@ -213,6 +252,57 @@ export function registerSteeringCommands(program: Command): void {
         else print(program, defaultsRows(data.setSteeringDefaults), ['setting', 'value', 'applies']);
       },
     );
+  steering
+    .command('set-rules <zone> <owner> <type> <file>')
+    .description(
+      'the RRset’s rules by network and country, from a JSON file (- for standard input): [{"subnets": [...], "geos": ["EU-DE"], "pools": [{"members": [{"value": "...", "check": "<check name>"}]}]}]; [] removes them',
+    )
+    .action(async (zone: string, owner: string, type: string, file: string) => {
+      let rules: RuleFile[];
+      try {
+        rules = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+      } catch (error) {
+        throw new UsageError(`${file}: not JSON (${(error as Error).message})`);
+      }
+      if (!Array.isArray(rules)) throw new UsageError(`${file}: a list of rules`);
+      const { checks } = await steeringOf(zone);
+      const checkId = (name: string | undefined) => {
+        if (name === undefined) return null;
+        const check = checks.find((c) => c.name === name);
+        if (!check) throw new ApiError('STEERING_CHECK_NOT_FOUND', `${zone} has no check named ${name}`);
+        return check.id;
+      };
+      const rrset = await rrsetAt(zone, owner, type);
+      const input = {
+        owner: rrset.owner,
+        type: rrset.type,
+        ttl: rrset.ttl,
+        maxAnswers: rrset.maxAnswers,
+        backup: rrset.backup,
+        allDown: rrset.allDown,
+        pools: poolsInput(rrset.pools),
+        rules: rules.map((rule) => ({
+          subnets: rule.subnets ?? null,
+          geos: rule.geos ?? null,
+          pools: (rule.pools ?? []).map((pool) => ({
+            minHealthy: pool.minHealthy ?? null,
+            members: (pool.members ?? []).map((m) => ({
+              value: m.value,
+              checkId: checkId(m.check),
+              admin: m.admin ?? null,
+              weight: m.weight ?? null,
+            })),
+          })),
+        })),
+      };
+      const data = await gql(`mutation($id: ID!, $i: SteeredRrsetInput!) { updateSteeredRrset(id: $id, input: $i) { ${RRSET} } }`, {
+        id: rrset.id,
+        i: input,
+      });
+      const changed: Rrset = data.updateSteeredRrset;
+      if (program.opts().json) print(program, changed as unknown as Record<string, unknown>);
+      else print(program, ruleRows(changed), RULE_COLUMNS);
+    });
   steering
     .command('report <zone> <check> <status>')
     .description('report an external check’s status, up or down; it holds for the lease, then counts as down')

@@ -104,13 +104,23 @@ export class SteeringPoolInput {
   members!: SteeringMemberInput[];
 }
 
-@InputType({ description: 'Answers by the asker: not taken (STEERING_RULES_NEED_VIEWS); a standard secondary serves one answer to all.' })
+@InputType({
+  description:
+    'A rule by the asker’s network or country (docs/steering.md, «Rules by network and country»): the askers in its networks are answered its pools, through a view of steering’s own that any secondary with views serves. A view is chosen by the address the query comes from (the resolver’s), not by EDNS Client Subnet.',
+})
 export class SteeringRuleInput {
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], { nullable: true, description: 'CIDR blocks (IPv4 or IPv6).' })
   subnets?: string[] | null;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'As octoDNS writes them: a continent (EU) or a continent and a country (EU-DE); their networks are the IPtoASN database’s.',
+  })
   geos?: string[] | null;
+
+  @Field(() => [SteeringPoolInput], { nullable: true, description: 'The rule’s pools, in fallback order (then the RRset’s backup).' })
+  pools?: SteeringPoolInput[] | null;
 }
 
 @InputType({ description: 'A steered RRset (docs/steering.md).' })
@@ -137,6 +147,10 @@ export class SteeredRrsetInput {
   @Field(() => String, { nullable: true, description: 'backup (default) or empty.' })
   allDown?: string | null;
 
-  @Field(() => [SteeringRuleInput], { nullable: true, description: 'Refused when any names subnets or geographies.' })
+  @Field(() => [SteeringRuleInput], {
+    nullable: true,
+    description:
+      'Answers by the asker’s network or country, the first matching rule first; the RRset’s own pools answer everyone else. Rules whose networks overlap without being the same are refused (STEERING_RULES_OVERLAP).',
+  })
   rules?: SteeringRuleInput[] | null;
 }

@@ -13,19 +13,24 @@ import {
   SteeringVantageType,
   SteeringVoteType,
 } from '../types/steering.type';
-import { SteeredRrsetInput, SteeringCheckInput, SteeringDefaultsInput } from '../inputs/steering.input';
+import { SteeredRrsetInput, SteeringCheckInput, SteeringDefaultsInput, SteeringPoolInput } from '../inputs/steering.input';
 import { parseId } from '../inputs/ids';
+
+/** pools with their members' check ids read as numbers */
+const poolsInput = (pools: SteeringPoolInput[], at: string) =>
+  pools.map((pool, p) => ({
+    ...pool,
+    members: pool.members.map((m, i) => ({
+      ...m,
+      checkId: m.checkId === null || m.checkId === undefined ? null : parseId(m.checkId, `${at}[${p}].members[${i}].checkId`),
+    })),
+  }));
 
 /** the input with its members' check ids read as numbers */
 const rrsetInput = (input: SteeredRrsetInput): ServiceRrsetInput => ({
   ...input,
-  pools: input.pools.map((pool, p) => ({
-    ...pool,
-    members: pool.members.map((m, i) => ({
-      ...m,
-      checkId: m.checkId === null || m.checkId === undefined ? null : parseId(m.checkId, `pools[${p}].members[${i}].checkId`),
-    })),
-  })),
+  pools: poolsInput(input.pools, 'pools'),
+  rules: input.rules?.map((rule, r) => ({ ...rule, pools: rule.pools && poolsInput(rule.pools, `rules[${r}].pools`) })),
 });
 
 /** Steering (docs/steering.md): a zone's checks and steered RRsets with their live state, and their changes. */

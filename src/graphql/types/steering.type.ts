@@ -249,6 +249,29 @@ export class SteeringPoolType {
   members!: SteeringMemberType[];
 }
 
+@ObjectType('SteeringRule', {
+  simpleResolvers: true,
+  description:
+    'A rule by the asker’s network or country (docs/steering.md, «Rules by network and country»), compiled into a view of steering’s own: the askers in its networks are answered its pools.',
+})
+export class SteeringRuleType {
+  @Field(() => [String], { description: 'CIDR blocks, as stored (host bits dropped).' })
+  subnets!: string[];
+
+  @Field(() => [String], { description: 'Continents and countries, as octoDNS writes them (EU, EU-DE).' })
+  geos!: string[];
+
+  @Field(() => [SteeringPoolType], { description: 'In fallback order (then the RRset’s backup).' })
+  pools!: SteeringPoolType[];
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The view of steering’s own that serves the rule (its networks: `views`; its secondary’s configuration: `viewSecondaryConfig`).',
+  })
+  view!: string | null;
+}
+
 @ObjectType('SteeredRrset', {
   simpleResolvers: true,
   description:
@@ -286,4 +309,9 @@ export class SteeredRrsetType {
 
   @Field(() => [String], { description: 'The records served now (as last written).' })
   served!: string[];
+
+  @Field(() => [SteeringRuleType], {
+    description: 'Answers by the asker’s network or country, first match first; none: one answer for every asker.',
+  })
+  rules!: SteeringRuleType[];
 }

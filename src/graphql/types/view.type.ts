@@ -64,6 +64,13 @@ export class ViewType {
 
   @Field()
   createdAt!: Date;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'A view of steering’s own (docs/steering.md, «Rules by network and country»): the subnets and geos of the rules it serves, from which its networks are computed; null: the operator’s view.',
+  })
+  steeringNetworks!: string | null;
 }
 
 @InputType()

@@ -16,6 +16,7 @@ import { CheckStatus, RrsetRow, rowsAt, rrsetsOfZone, setServed, statusesOfZone 
 import { steeringChanges } from '../../metrics';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { servedValues } from './decision';
+import { writeRuleOverlays } from './rules';
 
 /** the author the history names for steering's changes */
 export const STEERING_AUTHOR = 'steering';
@@ -44,15 +45,26 @@ export async function publishSteeredZone(engine: WriteEngine, db: Database, sett
     async (change) => {
       // several statements (the rows, what is served, the events): a transaction holding the zone row's lock
       change.requireLock();
-      const changes = await stageSteered(change);
-      if (!changes.length) return false;
-      await change.commit();
-      await noteServed(change.connection, change.zone.id, changes);
-      return true;
+      return commitSteered(change);
     },
   );
   if (published) steeringChanges.inc();
   return published;
+}
+
+/**
+ * Decides the zone's steered RRsets (those of `only`, or all) again, in `change`: the served records that differ
+ * are written as one change of the zone (with their `steering.changed` events), then the views' answers of their
+ * rules by network and country (rules.ts), each overlay that moved stepping its view's serial. Answers whether
+ * anything served moved.
+ */
+export async function commitSteered(change: ZoneChange, options: { only?: number[]; removed?: RrsetRow[] } = {}): Promise<boolean> {
+  const moved = await stageSteered(change, options);
+  if (moved.length) {
+    await change.commit();
+    await noteServed(change.connection, change.zone.id, moved);
+  }
+  return (await writeRuleOverlays(change)) > 0 || moved.length > 0;
 }
 
 /**

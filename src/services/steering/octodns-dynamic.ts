@@ -24,8 +24,11 @@ export interface OctodnsDynamic {
   type: SteeredType;
   /** the catch-all rule's pool, then its `fallback` chain: steering's pools in fallback order */
   chain: OctodnsPoolValue[][];
-  /** the rules as written, so that those by subnet or geography are refused as the GraphQL path refuses them */
-  rules: { subnets: string[]; geos: string[] }[];
+  /**
+   * the rules by subnet or geography, in order (the catch-all aside: its pools are `chain`), each with its pool and
+   * that pool's fallback chain: compiled into views (rules.ts)
+   */
+  rules: { subnets: string[]; geos: string[]; chain: OctodnsPoolValue[][] }[];
 }
 
 /** what is refused: a LUA record that is not an octoDNS dynamic record, with what is taken instead */
@@ -58,28 +61,37 @@ export function decodeOctodnsDynamic(content: string): OctodnsDynamic {
   const catchAll = rules.find((rule) => texts(rule.geos).length === 0 && texts(rule.subnets).length === 0);
   if (!catchAll || typeof catchAll.pool !== 'string' || !isObject(pools[catchAll.pool]))
     throw luaNotSupported('the octodns-dynamic marker has no catch-all rule naming one of its pools');
-  const chain: OctodnsPoolValue[][] = [];
-  const seen = new Set<string>();
-  for (let name: unknown = catchAll.pool; typeof name === 'string' && !seen.has(name);) {
-    seen.add(name);
-    const pool = pools[name];
-    if (!isObject(pool)) throw luaNotSupported(`the pool ${name} is named as a fallback but not defined`);
-    const values = Array.isArray(pool.values) ? pool.values : [];
-    chain.push(
-      values.map((entry, i) => {
-        if (!isObject(entry) || typeof entry.value !== 'string') throw luaNotSupported(`pools.${name}.values[${i}] has no value`);
-        const status = entry.status === undefined ? 'obey' : entry.status;
-        if (status !== 'up' && status !== 'down' && status !== 'obey')
-          throw luaNotSupported(`pools.${name}.values[${i}].status is none of up, down, obey`);
-        const weight = entry.weight === undefined ? 1 : entry.weight;
-        return { value: entry.value, weight: typeof weight === 'number' ? weight : NaN, status };
-      }),
-    );
-    name = pool.fallback;
-  }
+  // a pool and its fallback chain, in order (a pool named twice ends the chain: octoDNS refuses loops)
+  const chainOf = (first: string): OctodnsPoolValue[][] => {
+    const chain: OctodnsPoolValue[][] = [];
+    const seen = new Set<string>();
+    for (let name: unknown = first; typeof name === 'string' && !seen.has(name);) {
+      seen.add(name);
+      const pool = pools[name];
+      if (!isObject(pool)) throw luaNotSupported(`the pool ${name} is named as a fallback but not defined`);
+      const values = Array.isArray(pool.values) ? pool.values : [];
+      chain.push(
+        values.map((entry, i) => {
+          if (!isObject(entry) || typeof entry.value !== 'string') throw luaNotSupported(`pools.${name}.values[${i}] has no value`);
+          const status = entry.status === undefined ? 'obey' : entry.status;
+          if (status !== 'up' && status !== 'down' && status !== 'obey')
+            throw luaNotSupported(`pools.${name}.values[${i}].status is none of up, down, obey`);
+          const weight = entry.weight === undefined ? 1 : entry.weight;
+          return { value: entry.value, weight: typeof weight === 'number' ? weight : NaN, status };
+        }),
+      );
+      name = pool.fallback;
+    }
+    return chain;
+  };
+  const chain = chainOf(catchAll.pool);
+  const targeted = rules.filter((rule) => rule !== catchAll);
+  for (const [i, rule] of targeted.entries())
+    if (typeof rule.pool !== 'string' || !isObject(pools[rule.pool]))
+      throw luaNotSupported(`the octodns-dynamic marker's rule ${i + 1} names no pool of its own`);
   return {
     type,
     chain,
-    rules: rules.map((rule) => ({ subnets: texts(rule.subnets), geos: texts(rule.geos) })),
+    rules: targeted.map((rule) => ({ subnets: texts(rule.subnets), geos: texts(rule.geos), chain: chainOf(rule.pool as string) })),
   };
 }

@@ -27,6 +27,7 @@ import {
   checksOfZone,
   deleteCheck,
   deleteRrset,
+  everyPool,
   insertCheck,
   insertRrset,
   RrsetRow,
@@ -42,6 +43,7 @@ import {
   NO_STEERING_DEFAULTS,
   SteeringDefaults,
   SteeringPool,
+  SteeringRule,
   STEERED_TYPES,
   updateCheck,
   updateRrset,
@@ -56,8 +58,10 @@ import {
 import { allowedTtlsOf, type RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { externalThresholds, memberCondition, memberHealthy, nextCheckState, type SteeringCondition } from './decision';
-import { noteServed, stageSteered } from './materialise';
-import { decodeOctodnsDynamic } from './octodns-dynamic';
+import { commitSteered } from './materialise';
+import { decodeOctodnsDynamic, OctodnsPoolValue } from './octodns-dynamic';
+import { compileRuleViews, dropUnusedRuleViews, MAX_RULES, parseRuleNetworks, refuseOverlappingRules, ruleNetworksText } from './rules';
+import { steeringViewNames } from '../../repositories/views';
 
 export interface SteeringCheckInput {
   name: string;
@@ -84,16 +88,30 @@ export interface SteeringMemberInput {
   weight?: number | null;
 }
 
+export interface SteeringPoolInput {
+  minHealthy?: number | null;
+  members: SteeringMemberInput[];
+}
+
+export interface SteeringRuleInput {
+  subnets?: string[] | null;
+  geos?: string[] | null;
+  pools?: SteeringPoolInput[] | null;
+}
+
 export interface SteeredRrsetInput {
   owner: string;
   type: string;
   ttl?: number | null;
-  pools: { minHealthy?: number | null; members: SteeringMemberInput[] }[];
+  pools: SteeringPoolInput[];
   maxAnswers?: number | null;
   backup?: string[] | null;
   allDown?: string | null;
-  /** answers by the asker's subnet or country: refused (STEERING_RULES_NEED_VIEWS) */
-  rules?: { subnets?: string[] | null; geos?: string[] | null }[] | null;
+  /**
+   * answers by the asker's network or country, first match first (docs/steering.md, «Rules by network and
+   * country»): each rule's subnets and octoDNS geos, and its pools in fallback order; compiled into views
+   */
+  rules?: SteeringRuleInput[] | null;
 }
 
 /** a member as the API shows it: its definition and the live state of the check it follows */
@@ -111,8 +129,9 @@ export interface SteeringMemberView {
   check: CheckRow | null;
 }
 
-export interface SteeredRrsetView extends Omit<RrsetRow, 'pools'> {
+export interface SteeredRrsetView extends Omit<RrsetRow, 'pools' | 'rules'> {
   pools: { minHealthy: number; members: SteeringMemberView[] }[];
+  rules: { subnets: string[]; geos: string[]; pools: { minHealthy: number; members: SteeringMemberView[] }[]; view: string | null }[];
 }
 
 const ADMIN_STATUSES: readonly AdminStatus[] = ['up', 'down', 'obey'];
@@ -133,14 +152,6 @@ function defaultTtl(allowed: AllowedTtls): number {
   return Math.min(...starts.filter((t) => t >= PREFERRED_TTL), Math.max(...starts));
 }
 
-/** answers by the asker's subnet or geography: refused before anything else is read */
-function refuseRules(input: SteeredRrsetInput): void {
-  if (!input.rules?.some((rule) => (rule.subnets?.length ?? 0) > 0 || (rule.geos?.length ?? 0) > 0)) return;
-  const message =
-    'rules: answers by subnet or geography need views (an answer per asker); every standard secondary serves one answer to all, so they are not taken (docs/steering.md)';
-  throw new DomainError('STEERING_RULES_NEED_VIEWS', message, [{ field: 'rules', code: 'STEERING_RULES_NEED_VIEWS', message }]);
-}
-
 export class SteeringService {
   constructor(
     private readonly settings: Settings,
@@ -158,7 +169,8 @@ export class SteeringService {
     const rrsets = (await rrsetsOfZone(ctx.db, zone.id)).filter((r) => readsRecord(ctx.principal.policy, zone.name, r.owner, r.type));
     if (!rrsets.length) return [];
     const checks = new Map((await checksOfZone(ctx.db, zone.id)).map((c) => [c.id, c]));
-    return rrsets.map((rrset) => viewOf(rrset, checks));
+    const views = await ruleViewNames(ctx.db);
+    return rrsets.map((rrset) => viewOf(rrset, checks, views));
   }
 
   /**
@@ -311,7 +323,6 @@ export class SteeringService {
   // -- steered RRsets
 
   async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
-    refuseRules(input);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(ctx, zone, input);
     const id = await this.engine.changeZone(
@@ -333,6 +344,7 @@ export class SteeringService {
           throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'owner', code: 'DUPLICATE_STEERING', message }]);
         }
         const created = await insertRrset(change.connection, change.zone.id, definition);
+        await compileRuleViews(change.connection, definition.rules, ctx.principal);
         await commitServed(change);
         return created;
       },
@@ -341,7 +353,6 @@ export class SteeringService {
   }
 
   async updateRrset(ctx: RequestContext, id: number, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
-    refuseRules(input);
     await this.changeOfRrset(ctx, id, async (change, current) => {
       const definition = await this.parseRrset(ctx, change, input);
       if (definition.owner !== current.owner || definition.type !== current.type) {
@@ -349,7 +360,9 @@ export class SteeringService {
         throw DomainError.invalid('owner', message);
       }
       await updateRrset(change.connection, id, definition);
+      await compileRuleViews(change.connection, definition.rules, ctx.principal);
       await commitServed(change);
+      await dropUnusedRuleViews(change.connection);
     });
     return this.viewById(ctx, id);
   }
@@ -360,13 +373,16 @@ export class SteeringService {
     await this.changeOfRrset(ctx, id, async (change, current) => {
       const canonical = canonicalValue(current.zone, current, value, 'value');
       let found = false;
-      const pools = current.pools.map((pool) => ({
-        ...pool,
-        members: pool.members.map((m) => (m.value === canonical ? ((found = true), { ...m, admin: status }) : m)),
-      }));
+      const withAdmin = (pools: SteeringPool[]) =>
+        pools.map((pool) => ({
+          ...pool,
+          members: pool.members.map((m) => (m.value === canonical ? ((found = true), { ...m, admin: status }) : m)),
+        }));
+      const pools = withAdmin(current.pools);
+      const rules = (current.rules ?? []).map((rule) => ({ ...rule, pools: withAdmin(rule.pools) }));
       if (!found)
         throw DomainError.invalid('value', `value: ${canonical} is no member of the steered RRset ${current.owner} ${current.type}`);
-      await updateRrset(change.connection, id, { ...current, pools });
+      await updateRrset(change.connection, id, { ...current, pools, rules });
       await commitServed(change);
     });
     return this.viewById(ctx, id);
@@ -376,11 +392,9 @@ export class SteeringService {
   async deleteRrset(ctx: RequestContext, id: number): Promise<boolean> {
     await this.changeOfRrset(ctx, id, async (change, current) => {
       await deleteRrset(change.connection, id);
-      const moved = await stageSteered(change, { only: [], removed: [current] });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await compileRuleViews(change.connection, [], ctx.principal);
+      await commitSteered(change, { only: [], removed: [current] });
+      await dropUnusedRuleViews(change.connection);
     });
     return true;
   }
@@ -397,7 +411,6 @@ export class SteeringService {
    */
   async writeOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string, ttl: number, content: string): Promise<void> {
     const dynamic = decodeOctodnsDynamic(content);
-    refuseRules({ owner: ownerName, type: dynamic.type, pools: [], rules: dynamic.rules });
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(ctx, zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
     await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
@@ -411,9 +424,14 @@ export class SteeringService {
       if (dynamic.type !== 'CNAME') {
         const checks = await checksOfZone(change.connection, change.zone.id);
         // a member that stays keeps the check it follows as it is: what an operator set there is not octoDNS's
-        const followed = new Map(current?.pools.flatMap((pool) => pool.members.map((m) => [m.value, m.checkId] as const)));
+        const followed = new Map(
+          [...(current?.pools ?? []), ...(current?.rules ?? []).flatMap((rule) => rule.pools)].flatMap((pool) =>
+            pool.members.map((m) => [m.value, m.checkId] as const),
+          ),
+        );
         let defaults: SteeringDefaults | undefined;
-        for (const value of new Set(dynamic.chain.flat().map((v) => v.value))) {
+        const values = [...dynamic.chain, ...dynamic.rules.flatMap((rule) => rule.chain)].flat().map((v) => v.value);
+        for (const value of new Set(values)) {
           const name = octodnsCheckName(host, dynamic.type, value);
           const kept = checks.find((c) => c.id === followed.get(value)) ?? checks.find((c) => c.name === name);
           if (kept) {
@@ -425,15 +443,18 @@ export class SteeringService {
           checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition, this.settings.steering.externalLease));
         }
       }
+      const pools = (chain: OctodnsPoolValue[][]) =>
+        chain.map((values) => ({
+          members: values.map((v) => ({ value: v.value, checkId: checkIds.get(v.value) ?? null, admin: v.status, weight: v.weight })),
+        }));
       const definition = await this.parseRrset(ctx, change, {
         owner: ownerName,
         type: dynamic.type,
         ttl,
-        pools: dynamic.chain.map((values) => ({
-          members: values.map((v) => ({ value: v.value, checkId: checkIds.get(v.value) ?? null, admin: v.status, weight: v.weight })),
-        })),
+        pools: pools(dynamic.chain),
         // all down: the record's own values, the catch-all pool's, as octoDNS serves them when every pool is down
         backup: dynamic.chain[0].map((v) => v.value),
+        rules: dynamic.rules.map((rule) => ({ subnets: rule.subnets, geos: rule.geos, pools: pools(rule.chain) })),
       });
       if (current) await updateRrset(change.connection, current.id, { ...definition, luaContent: content });
       else await insertRrset(change.connection, change.zone.id, { ...definition, luaContent: content });
@@ -443,11 +464,9 @@ export class SteeringService {
         await deleteRrset(change.connection, rrset.id);
       }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
-      const moved = await stageSteered(change, { removed });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await compileRuleViews(change.connection, definition.rules, ctx.principal);
+      await commitSteered(change, { removed });
+      await dropUnusedRuleViews(change.connection);
     });
   }
 
@@ -464,11 +483,9 @@ export class SteeringService {
         await deleteRrset(change.connection, rrset.id);
       }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
-      const moved = await stageSteered(change, { only: [], removed });
-      if (moved.length) {
-        await change.commit();
-        await noteServed(change.connection, change.zone.id, moved);
-      }
+      await compileRuleViews(change.connection, [], ctx.principal);
+      await commitSteered(change, { only: [], removed });
+      await dropUnusedRuleViews(change.connection);
     });
   }
 
@@ -533,7 +550,7 @@ export class SteeringService {
     const zone = change.zone.name;
     if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
     for (const rrset of await rrsetsOfZone(change.connection, change.zone.id))
-      if (rrset.pools.some((pool) => pool.members.some((m) => m.checkId === id)))
+      if (everyPool(rrset).some((pool) => pool.members.some((m) => m.checkId === id)))
         requireAllowed(ctx.principal.policy, { zone, owner: rrset.owner, type: rrset.type, access: 'write' });
   }
 
@@ -541,7 +558,7 @@ export class SteeringService {
     const rrset = await rrsetById(ctx.db, id);
     if (!rrset) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
     const checks = new Map((await checksOfZone(ctx.db, rrset.domainId)).map((c) => [c.id, c]));
-    return viewOf(rrset, checks);
+    return viewOf(rrset, checks, await ruleViewNames(ctx.db));
   }
 
   private parseCheck(input: SteeringCheckInput): CheckDefinition {
@@ -579,7 +596,6 @@ export class SteeringService {
   /** the definition read and checked against the zone as it is (its checks, what else is at the owner) */
   private async parseRrset(ctx: RequestContext, change: ZoneChange, input: SteeredRrsetInput) {
     const zone = change.zone.name;
-    refuseRules(input);
     const type = String(input.type ?? '').toUpperCase() as SteeredType;
     if (!(STEERED_TYPES as readonly string[]).includes(type))
       throw DomainError.invalid('type', `type: a steered RRset is one of ${STEERED_TYPES.join(', ')}`, 'INVALID_CHOICE');
@@ -590,49 +606,61 @@ export class SteeringService {
     if (!input.pools?.length || input.pools.length > MAX_POOLS)
       throw DomainError.invalid('pools', `pools: 1 to ${MAX_POOLS} pools, in fallback order`);
     const checks = new Set((await checksOfZone(change.connection, change.zone.id)).map((c) => c.id));
-    const pools: SteeringPool[] = input.pools.map((pool, p) => {
-      if (!pool.members?.length || pool.members.length > MAX_MEMBERS)
-        throw DomainError.invalid(`pools[${p}].members`, `pools[${p}].members: 1 to ${MAX_MEMBERS} members`);
-      const minHealthy = pool.minHealthy ?? 1;
-      if (!Number.isInteger(minHealthy) || minHealthy < 1 || minHealthy > pool.members.length)
-        throw DomainError.invalid(`pools[${p}].minHealthy`, `pools[${p}].minHealthy: 1 to the pool's ${pool.members.length} members`);
-      return {
-        minHealthy,
-        members: pool.members.map((member, m) => {
-          const field = `pools[${p}].members[${m}]`;
-          const checkId = member.checkId ?? null;
-          if (checkId !== null && !checks.has(checkId)) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.checkId`);
-          const weight = member.weight ?? 1;
-          if (!Number.isInteger(weight) || weight < 0 || weight > 255)
-            throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
-          return {
-            value: canonicalValue(zone, rrset, member.value, `${field}.value`),
-            checkId,
-            admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
-            weight,
-          };
-        }),
-      };
+    const parsePools = (given: SteeringPoolInput[], at: string): SteeringPool[] =>
+      given.map((pool, p) => {
+        if (!pool.members?.length || pool.members.length > MAX_MEMBERS)
+          throw DomainError.invalid(`${at}[${p}].members`, `${at}[${p}].members: 1 to ${MAX_MEMBERS} members`);
+        const minHealthy = pool.minHealthy ?? 1;
+        if (!Number.isInteger(minHealthy) || minHealthy < 1 || minHealthy > pool.members.length)
+          throw DomainError.invalid(`${at}[${p}].minHealthy`, `${at}[${p}].minHealthy: 1 to the pool's ${pool.members.length} members`);
+        return {
+          minHealthy,
+          members: pool.members.map((member, m) => {
+            const field = `${at}[${p}].members[${m}]`;
+            const checkId = member.checkId ?? null;
+            if (checkId !== null && !checks.has(checkId)) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.checkId`);
+            const weight = member.weight ?? 1;
+            if (!Number.isInteger(weight) || weight < 0 || weight > 255)
+              throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
+            return {
+              value: canonicalValue(zone, rrset, member.value, `${field}.value`),
+              checkId,
+              admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
+              weight,
+            };
+          }),
+        };
+      });
+    const pools = parsePools(input.pools, 'pools');
+    // rules by network and country: each its networks and its own pools, compiled into views (rules.ts)
+    if ((input.rules?.length ?? 0) > MAX_RULES) throw DomainError.invalid('rules', `rules: at most ${MAX_RULES}`);
+    const rules: SteeringRule[] = (input.rules ?? []).map((rule, r) => {
+      const networks = parseRuleNetworks(rule, `rules[${r}]`);
+      if (!rule.pools?.length || rule.pools.length > MAX_POOLS)
+        throw DomainError.invalid(`rules[${r}].pools`, `rules[${r}].pools: 1 to ${MAX_POOLS} pools, in fallback order`);
+      return { ...networks, pools: parsePools(rule.pools, `rules[${r}].pools`) };
     });
+    refuseOverlappingRules(rules);
     const backup = (input.backup ?? []).map((value, i) => canonicalValue(zone, rrset, value, `backup[${i}]`));
     const maxAnswers = input.maxAnswers ?? 8;
     if (!Number.isInteger(maxAnswers) || maxAnswers < 1 || maxAnswers > 64) throw DomainError.invalid('maxAnswers', 'maxAnswers: 1 to 64');
     const allDown = oneOf(String(input.allDown ?? 'backup').toLowerCase(), ALL_DOWN, 'allDown');
     // what else is at the owner: a CNAME stands alone (RFC 1034 §3.6.2), and nothing stands beside one
     const others = change.zone.sameOwner.filter((r) => r.owner === owner && r.type !== type);
-    for (const value of new Set([...pools.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
+    const allPools = everyPool({ pools, rules });
+    for (const value of new Set([...allPools.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
       const problems = checkRecordPlacement(zone, others, { owner, type, ttl, rdata: value });
       if (problems.length) throw errorFromProblems(problems, type);
     }
     // weights are kept, not served: a standard secondary answers every record of the RRset (docs/steering.md)
-    if (pools.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
+    if (allPools.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
       ctx.warnings?.push({
         field: 'pools',
         code: 'WEIGHTS_NOT_SERVED',
         message:
           'pools: weights are stored but not served: a standard secondary answers every record of an RRset, so every healthy member of the active pool is served',
       });
-    return { owner, type, ttl, pools, maxAnswers, backup, allDown };
+    return { owner, type, ttl, pools, maxAnswers, backup, allDown, rules };
   }
 }
 
@@ -762,17 +790,16 @@ function octodnsCheckName(host: string, type: string, value: string): string {
 
 /** the checks made for octoDNS's dynamic records that no steered RRset of the zone follows any more */
 async function deleteUnfollowedOctodnsChecks(sql: Sql, domainId: number): Promise<void> {
-  const followed = new Set((await rrsetsOfZone(sql, domainId)).flatMap((r) => r.pools.flatMap((p) => p.members.map((m) => m.checkId))));
+  const followed = new Set(
+    (await rrsetsOfZone(sql, domainId)).flatMap((r) => everyPool(r).flatMap((p) => p.members.map((m) => m.checkId))),
+  );
   for (const check of await checksOfZone(sql, domainId))
     if (check.name.startsWith(OCTODNS_CHECK_PREFIX) && !followed.has(check.id)) await deleteCheck(sql, check.id);
 }
 
 /** stages the zone's steered RRsets as decided now and commits when they moved (with their events) */
 async function commitServed(change: ZoneChange): Promise<void> {
-  const moved = await stageSteered(change);
-  if (!moved.length) return;
-  await change.commit();
-  await noteServed(change.connection, change.zone.id, moved);
+  await commitSteered(change);
 }
 
 async function refuseDuplicateCheck(sql: Sql, domainId: number, name: string): Promise<void> {
@@ -810,11 +837,10 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], field: st
   throw DomainError.invalid(field, `${field}: one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`, 'INVALID_CHOICE');
 }
 
-function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>): SteeredRrsetView {
+function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>, views: Map<string, string>): SteeredRrsetView {
   const statusOf = (id: number) => checks.get(id)?.status;
-  return {
-    ...rrset,
-    pools: rrset.pools.map((pool) => ({
+  const poolsOf = (pools: SteeringPool[]) =>
+    pools.map((pool) => ({
       minHealthy: pool.minHealthy,
       members: pool.members.map((m) => {
         const check = m.checkId === null ? null : (checks.get(m.checkId) ?? null);
@@ -825,6 +851,20 @@ function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>): SteeredRrsetVie
           check,
         };
       }),
+    }));
+  return {
+    ...rrset,
+    pools: poolsOf(rrset.pools),
+    rules: (rrset.rules ?? []).map((rule) => ({
+      subnets: rule.subnets,
+      geos: rule.geos,
+      pools: poolsOf(rule.pools),
+      view: views.get(ruleNetworksText(rule)) ?? null,
     })),
   };
+}
+
+/** the views of steering's own by their networks' text, to name each rule's view */
+async function ruleViewNames(sql: Sql): Promise<Map<string, string>> {
+  return new Map((await steeringViewNames(sql)).map((v) => [v.steeringNetworks, v.name]));
 }

@@ -103,6 +103,12 @@ function overlayUnchanged(
   return records.every((r) => held.has(key(r)));
 }
 
+/** a view of steering's own is its rules': what it serves, its name, networks and key follow them */
+function viewSteered(field: string, view: ViewRow): DomainError {
+  const message = `${field}: view ${view.name} is steering's own, for the rules by network and country on ${view.steeringNetworks}: its name, networks, key and overlays follow those rules, and it goes when no rule names them (docs/steering.md)`;
+  return new DomainError('VIEW_STEERED', message, [{ field, code: 'VIEW_STEERED', message }]);
+}
+
 export class ViewsService {
   constructor(
     private readonly settings: Settings,
@@ -137,6 +143,12 @@ export class ViewsService {
       const current = await viewById(sql, id);
       if (!current) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
       const fields = this.fields({ ...current, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) });
+      if (current.steeringNetworks !== null) {
+        // its secondaries to NOTIFY and its precedence are the operator's; its name, networks and key its rules'
+        if (fields.name !== current.name) throw viewSteered('name', current);
+        if (fields.networks.join(' ') !== current.networks.join(' ')) throw viewSteered('networks', current);
+        if (fields.tsigKeyId !== current.tsigKeyId) throw viewSteered('tsigKeyId', current);
+      }
       await this.refuseTaken(sql, fields, id);
       await updateView(sql, id, fields);
       return (await viewById(sql, id))!;
@@ -146,6 +158,8 @@ export class ViewsService {
   /** the view and its overlays go; its secondaries then read the base zones (their serials are the base's) */
   async delete(ctx: RequestContext, id: number): Promise<boolean> {
     requireAdmin(ctx.principal);
+    const view = await ctx.db.connection((sql) => viewById(sql, id));
+    if (view?.steeringNetworks != null) throw viewSteered('id', view);
     const deleted = await ctx.db.connection((sql) => deleteView(sql, id));
     if (!deleted) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
     return true;
@@ -274,6 +288,7 @@ export class ViewsService {
         }
         const view = await viewByName(sql, input.view);
         if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+        if (view.steeringNetworks !== null) throw viewSteered('view', view);
         const atOwner = await overlaysAt(sql, zone.id, [owner.name], view.id);
         if (
           overlayUnchanged(

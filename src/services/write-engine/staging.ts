@@ -22,7 +22,7 @@ import { quotaExceeded } from '../zones/quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../zones/alias-status.service';
 import { nameserversChanged } from '../operations/health-changes';
-import { applyOverlay, baseRecordsAt, clearViewSigners, overlaysAt } from '../../repositories/views';
+import { applyOverlay, baseRecordsAt, clearViewSigners, overlaysAt, writeOverlay } from '../../repositories/views';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
 import { guardsOfZone, refuseGuarded } from '../../repositories/protected-rrsets';
@@ -293,6 +293,20 @@ export class ZoneChange implements ChangeToSign {
    */
   requireLock(): void {
     if (!this.locked) throw new DecideAgain(true);
+  }
+
+  /**
+   * A view's overlay of one RRset set or cleared in this change's transaction (steering's rules, docs/steering.md):
+   * its view's serial steps (repositories/views.ts, `writeOverlay`) and a signed zone's view is signed again for
+   * it, as an overlay change through the views API is. Answers the view's new serial.
+   */
+  async writeViewOverlay(write: Omit<Parameters<typeof writeOverlay>[1], 'author'>): Promise<number> {
+    this.requireLock();
+    const author = this.request.serviceNote !== undefined ? { keyName: this.request.serviceNote } : changeAuthor(this.principal);
+    const serial = await writeOverlay(this.sql, { ...write, author });
+    const policy = this.zone.dnssec;
+    if (policy) await this.signer.signViews(this.sql, this.zone, policy, [{ viewId: write.viewId, serial }], this.settings);
+    return serial;
   }
 
   /** how the signing step signs this change: incrementally (the usual), whole (DNSSEC enabled), as a key step, or not at all */
