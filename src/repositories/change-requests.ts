@@ -237,10 +237,6 @@ export async function zoneReview(sql: Sql, domainId: number): Promise<{ required
   return row ? { requiredApprovals: Number(row.required_approvals) } : undefined;
 }
 
-export async function setRequiredApprovals(sql: Sql, domainId: number, approvals: number): Promise<void> {
-  await sql.rows('update domains set required_approvals = $2 where id = $1', [domainId, approvals]);
-}
-
 /**
  * The zone's serial and the served records of the RRsets given, read in one statement (one snapshot): what a
  * request's apply compares with the RRsets it was planned on, before it applies at that serial.

@@ -17,10 +17,11 @@ import {
   moveChangeRequest,
   reviewsOf,
   servedRrsets,
-  setRequiredApprovals,
   zoneReview,
 } from '../../repositories/change-requests';
 import { inTransaction } from '../db-errors';
+import { setRequiredApprovals } from '../../repositories/protected-rrsets';
+import { recordZoneRuleChange } from './protected-rrsets.service';
 import type { JournalRecord } from '../../entities/change.entity';
 import { withSerial } from '../../dns/zone-rules';
 import type { RequestContext } from '../context';
@@ -209,7 +210,18 @@ export class ChangeRequestsService {
       (p.kind === 'user' && (p.via === 'session' ? ['owner', 'admin'].includes(p.person?.role ?? '') : !isRestricted(p.policy)));
     if (!may)
       throw new DomainError('FORBIDDEN_BY_ROLE', "Only the zone's owner or an admin of its account sets the approvals its changes need");
-    await setRequiredApprovals(ctx.db, zone.id, approvals);
+    // a rule of the zone, not a change of its records: audited and told with the zone's serial, and a write that
+    // read the zone before it is decided again (repositories/protected-rrsets.ts)
+    await inTransaction(ctx.db, async (sql) => {
+      const set = await setRequiredApprovals(sql, zone.id, approvals);
+      if (!set) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      if (set.before !== approvals)
+        await recordZoneRuleChange(sql, p, { id: zone.id, name: zone.name, serial: set.serial }, {
+          rule: 'requiredApprovals',
+          before: set.before,
+          after: approvals,
+        });
+    });
     return approvals;
   }
 
