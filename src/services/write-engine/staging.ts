@@ -526,6 +526,7 @@ export class ZoneChange implements ChangeToSign {
       zone: this.zone.name,
       serialBefore: before,
       serialAfter: after,
+      rulesVersion: this.zone.rulesVersion,
       inserts: this.inserts,
       update: this.update,
       deleteIds: this.deleteIds,
