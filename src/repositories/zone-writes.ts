@@ -498,7 +498,9 @@ function insertsLeadAdded(write: ZoneWrite): boolean {
 }
 
 /**
- * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update:
+ * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update
+ * (beside the rules' version every change's update holds, which says the zone is still without review, strict
+ * checks and locks, as its head was read):
  * each a probe of a primary key or of the records' (domain_id, owner) index, one per owner taken for empty (the
  * lateral form of `touchedRows`, so that the prepared statement's generic plan probes rather than scans). The
  * owners go as one JSON text: pg writes a list as an array literal element by element, quoting and escaping each
@@ -515,9 +517,8 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
     : `
         and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
-        and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0 and not strict_checks
+        and user_id = ${add(expect.userId)} and kind = 'primary'
         and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
-        and not exists (select 1 from protected_rrsets l where l.domain_id = ${domainId})
         and not exists (select 1 from steered_rrsets t where t.domain_id = ${domainId})${signing}${owners}`;
 }
 
