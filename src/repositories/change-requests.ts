@@ -236,7 +236,12 @@ export async function claimDueChangeRequests(
   );
   // in the order they were due (an UPDATE returns its rows in no set order)
   return rows
-    .map((row) => ({ id: Number(row.id), domainId: Number(row.domain_id), at: row.scheduled_at?.getTime() ?? 0, rrsets: row.rrsets as string[] }))
+    .map((row) => ({
+      id: Number(row.id),
+      domainId: Number(row.domain_id),
+      at: row.scheduled_at?.getTime() ?? 0,
+      rrsets: row.rrsets as string[],
+    }))
     .sort((a, b) => a.at - b.at || a.id - b.id)
     .map(({ at: _at, ...claimed }) => claimed);
 }

@@ -273,9 +273,13 @@ test('30 changes scheduled for one time in 5 zones are all applied by T + 2 s an
     zones.map(
       async (zone) =>
         (
-          await as('erin', `query($z: String!) { changeRequests(zone: $z, status: [APPLIED, REFUSED, APPROVED], first: 100) { id status closedAt } }`, {
-            z: zone,
-          })
+          await as(
+            'erin',
+            `query($z: String!) { changeRequests(zone: $z, status: [APPLIED, REFUSED, APPROVED], first: 100) { id status closedAt } }`,
+            {
+              z: zone,
+            },
+          )
         ).data.changeRequests as { id: string; status: string; closedAt: string | null }[],
     ),
   );
@@ -283,7 +287,6 @@ test('30 changes scheduled for one time in 5 zones are all applied by T + 2 s an
   expect(made.map((m) => statusOf.get(m.data.proposeZoneChange.id))).toEqual(Array(DUE).fill('APPLIED'));
   expect([statusOf.get(first.id), statusOf.get(second.id)]).toEqual(['APPLIED', 'REFUSED']);
   const closed = requests.flat().map((r) => new Date(r.closedAt!).getTime() - at.getTime());
-  // eslint-disable-next-line no-console
   console.log(`${DUE + 2} scheduled changes closed after T: the first at ${Math.min(...closed)} ms, the last at ${Math.max(...closed)} ms`);
   const refused = await as('erin', `query($id: ID!) { changeRequest(id: $id) { conflicts { owner type } } }`, { id: second.id });
   expect(refused.data.changeRequest.conflicts).toEqual([{ owner: 'same', type: 'A' }]);

@@ -209,9 +209,7 @@ describe("a zone's rules (docs/changes.md, «A zone's rules»)", () => {
     );
     const nodes = [...audit.data.auditEvents.nodes].reverse();
     expect(nodes.map((e: any) => [e.kind, e.detail])).toEqual(expected);
-    expect(nodes.every((e: any) => e.actorKeyName === 'test' && e.actorUserId === userId && e.subject === `zone:${RULES_ZONE}`)).toBe(
-      true,
-    );
+    expect(nodes.every((e: any) => e.actorKeyName === 'test' && e.actorUserId === userId && e.subject === `zone:${RULES_ZONE}`)).toBe(true);
     // REST: the same rows, by kind
     for (const kind of ['strict-checks-changed', 'required-approvals-changed']) {
       const rest = await app.http.get(`/api/audit?kind=${kind}`).set('X-API-Key', 'test-admin-key-0123456789abcdef');

@@ -103,7 +103,6 @@ test(`${ROUNDS} rounds of lockRrset on one process and createRecord on another: 
   );
   // both orders happened: the rounds raced
   const created = outcomes.filter((o) => o.created).length;
-  // eslint-disable-next-line no-console
   console.log(`lock/write race: ${created} of ${ROUNDS} writes came first, ${ROUNDS - created} met the lock`);
   expect(created).toBeGreaterThan(0);
   expect(created).toBeLessThan(ROUNDS);

@@ -86,7 +86,9 @@ export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
       const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
       data = { ...data, added: readable(data.added), removed: readable(data.removed) };
     } else if (
-      (event.type === 'steering.changed' || event.type === 'view.changed' || (event.type === 'zone.rules_changed' && data.owner !== undefined)) &&
+      (event.type === 'steering.changed' ||
+        event.type === 'view.changed' ||
+        (event.type === 'zone.rules_changed' && data.owner !== undefined)) &&
       !readsRecord(policy, zone, String(data.owner), String(data.type))
     ) {
       data = {};

@@ -218,11 +218,16 @@ export class ChangeRequestsService {
       const set = await setRequiredApprovals(sql, zone.id, approvals);
       if (!set) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
       if (set.before !== approvals)
-        await recordZoneRuleChange(sql, p, { id: zone.id, name: zone.name, serial: set.serial }, {
-          rule: 'requiredApprovals',
-          before: set.before,
-          after: approvals,
-        });
+        await recordZoneRuleChange(
+          sql,
+          p,
+          { id: zone.id, name: zone.name, serial: set.serial },
+          {
+            rule: 'requiredApprovals',
+            before: set.before,
+            after: approvals,
+          },
+        );
     });
     return approvals;
   }
@@ -443,8 +448,7 @@ export class ChangeRequestsService {
               if (conflicts.length) throw conflictError(request, conflicts);
             },
             alongside: async (sql, outcome) => {
-              if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial })))
-                throw closed('applied');
+              if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial }))) throw closed('applied');
               await this.event(sql, 'change.applied', request.domainId, {
                 id,
                 author: request.author.keyName,
