@@ -223,6 +223,8 @@ export const ERROR_CATALOGUE = {
   CHANGE_REQUEST_NOT_FOUND: { status: 404, message: 'Change Request Not Found' },
   /** the request is no longer pending (approved and waiting for its time, applied, rejected, refused, cancelled) */
   CHANGE_REQUEST_CLOSED: { status: 409, message: 'The change request is not open to this any more' },
+  /** a request applied when due or approved: the RRsets it was planned on moved since (it is refused, change.refused) */
+  CHANGE_REQUEST_CONFLICT: { status: 409, message: 'The RRsets the change request was planned on moved since it was planned' },
   CHANGE_SELF_APPROVAL: { status: 403, message: 'The author of a change request cannot review it' },
   CHANGE_ALREADY_REVIEWED: { status: 409, message: 'This person has reviewed the change request already' },
   NOT_AN_APPROVER: { status: 403, message: "Only a person of the zone's account whose role may write the zone reviews its changes" },

@@ -218,27 +218,38 @@ export async function moveChangeRequest(
  * most `limit`, for `claimSeconds`: `FOR UPDATE SKIP LOCKED` so that processes claiming at once each take others,
  * and the lease so that a request being applied is not taken again until it ends or its process is gone.
  */
-export async function claimDueChangeRequests(sql: Sql, limit: number, claimSeconds: number): Promise<number[]> {
+export async function claimDueChangeRequests(
+  sql: Sql,
+  limit: number,
+  claimSeconds: number,
+): Promise<{ id: number; domainId: number; rrsets: string[] }[]> {
   const rows = await sql.rows(
     `update change_requests set claimed_until = now() + make_interval(secs => $2::int)
       where id in (select id from change_requests
                     where status = 'approved' and (scheduled_at is null or scheduled_at <= now())
                       and (claimed_until is null or claimed_until < now())
                     order by scheduled_at nulls first, id limit $1 for update skip locked)
-      returning id`,
+      returning id, domain_id, scheduled_at,
+        (select coalesce(jsonb_agg((b->>'owner') || ' ' || (b->>'type')), '[]'::jsonb)
+           from jsonb_array_elements(coalesce(plan->'basis', '[]'::jsonb)) b) as rrsets`,
     [limit, claimSeconds],
   );
-  return rows.map((row) => Number(row.id));
+  // in the order they were due (an UPDATE returns its rows in no set order)
+  return rows
+    .map((row) => ({
+      id: Number(row.id),
+      domainId: Number(row.domain_id),
+      at: row.scheduled_at?.getTime() ?? 0,
+      rrsets: row.rrsets as string[],
+    }))
+    .sort((a, b) => a.at - b.at || a.id - b.id)
+    .map(({ at: _at, ...claimed }) => claimed);
 }
 
 /** the zone's required approvals and account (undefined: no such zone) */
 export async function zoneReview(sql: Sql, domainId: number): Promise<{ requiredApprovals: number } | undefined> {
   const [row] = await sql.rows('select required_approvals from domains where id = $1', [domainId]);
   return row ? { requiredApprovals: Number(row.required_approvals) } : undefined;
-}
-
-export async function setRequiredApprovals(sql: Sql, domainId: number, approvals: number): Promise<void> {
-  await sql.rows('update domains set required_approvals = $2 where id = $1', [domainId, approvals]);
 }
 
 /**

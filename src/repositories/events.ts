@@ -46,6 +46,8 @@ export const EVENT_TYPES = [
   // a view's overlay of a zone set or cleared (docs/views.md): the operator's
   'view.changed',
   'webhook.disabled',
+  // a zone's rules changed: an RRset locked or unlocked, strictChecks, the approvals a change needs (docs/changes.md)
+  'zone.rules_changed',
   // change requests (docs/changes.md, «Review», «Scheduled changes»)
   'change.proposed',
   'change.approved',

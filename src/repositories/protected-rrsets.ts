@@ -60,28 +60,60 @@ export async function protectedRrsetsOfZone(sql: Sql, domainId: number): Promise
   return rows.map((r) => ({ owner: r.owner, type: r.type, lockedBy: r.locked_by, lockedAt: r.locked_at }));
 }
 
+/**
+ * The zone's rules changed (an RRset locked or unlocked, strictChecks, the approvals a change needs): its
+ * `rules_version` rises in the same statement, so that a change of its records that read the rules before writes
+ * nothing (repositories/zone-writes.ts) and is decided again on the rules as they are now.
+ */
+const RULES_CHANGED = 'rules_version = rules_version + 1';
+
 /** true when the RRset was not locked before */
 export async function lockRrset(sql: Sql, domainId: number, owner: string, type: string, by: string | null): Promise<boolean> {
-  const count = await sql.affected(
-    `insert into protected_rrsets (domain_id, owner, type, locked_by) values ($1, $2, $3, $4)
-     on conflict (domain_id, owner, type) do nothing`,
+  const [row] = await sql.rows<{ locked: boolean }>(
+    `with ins as (insert into protected_rrsets (domain_id, owner, type, locked_by) values ($1, $2, $3, $4)
+                  on conflict (domain_id, owner, type) do nothing returning domain_id),
+          ver as (update domains set ${RULES_CHANGED} where id = (select domain_id from ins))
+     select exists (select 1 from ins) as locked`,
     [domainId, owner, type, by],
   );
-  return count > 0;
+  return row.locked;
 }
 
 /** true when the RRset was locked */
 export async function unlockRrset(sql: Sql, domainId: number, owner: string, type: string): Promise<boolean> {
-  const count = await sql.affected(`delete from protected_rrsets where domain_id = $1 and owner = $2 and type = $3`, [
-    domainId,
-    owner,
-    type,
-  ]);
-  return count > 0;
+  const [row] = await sql.rows<{ unlocked: boolean }>(
+    `with del as (delete from protected_rrsets where domain_id = $1 and owner = $2 and type = $3 returning domain_id),
+          ver as (update domains set ${RULES_CHANGED} where id = (select domain_id from del))
+     select exists (select 1 from del) as unlocked`,
+    [domainId, owner, type],
+  );
+  return row.unlocked;
 }
 
+/** the zone's strictChecks, and its rules' version with it */
 export async function setStrictChecks(sql: Sql, domainId: number, strict: boolean): Promise<void> {
-  await sql.affected(`update domains set strict_checks = $2 where id = $1`, [domainId, strict]);
+  await sql.affected(`update domains set strict_checks = $2, ${RULES_CHANGED} where id = $1`, [domainId, strict]);
+}
+
+/**
+ * The approvals each change of the zone needs, and its rules' version with them, in the caller's transaction: the
+ * number before and the zone's serial, read with the row's lock (undefined: no such zone); nothing written when the
+ * number is the same
+ */
+export async function setRequiredApprovals(
+  sql: Sql,
+  domainId: number,
+  approvals: number,
+): Promise<{ before: number; serial: number } | undefined> {
+  const [row] = await sql.rows<{ required_approvals: number; serial: string }>(
+    'select required_approvals, serial from domains where id = $1 for update',
+    [domainId],
+  );
+  if (!row) return undefined;
+  const before = Number(row.required_approvals);
+  if (before !== approvals)
+    await sql.affected(`update domains set required_approvals = $2, ${RULES_CHANGED} where id = $1`, [domainId, approvals]);
+  return { before, serial: Number(row.serial) };
 }
 
 /** the records a zone serves, its SOA aside: what the safety threshold is a share of */

@@ -69,6 +69,11 @@ export interface LockedZone {
    * nor locks, asks nothing more (services/zones/zone-changes.service.ts) */
   strictChecks: boolean;
   hasSteered: boolean;
+  /**
+   * the version of the zone's rules the read found (`domains.rules_version`: an RRset locked or unlocked,
+   * strictChecks, the approvals a change needs): the change writes only if it is still this one (`ZoneWrite`)
+   */
+  rulesVersion: number;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
   /** whether some view overlaid the zone (`has_view_zones`): a signed zone's change signs the views' zones too */
@@ -185,7 +190,7 @@ export async function readZone(
   const target = p.add(request.targetId ?? null);
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
-    `select d.id, d.name, d.serial, d.user_id, d.kind, d.required_approvals,
+    `select d.id, d.name, d.serial, d.user_id, d.kind, d.required_approvals, d.rules_version,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from ${sameOwnerRows} where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
@@ -219,6 +224,7 @@ export async function readZone(
     hasLocks: row.has_locks === true,
     strictChecks: row.strict_checks === true,
     hasSteered: row.has_steered === true,
+    rulesVersion: Number(row.rules_version),
     dnssec: policyFromJson(row.dnssec),
     viewZones: row.has_view_zones === true,
     signer:
@@ -232,6 +238,12 @@ export interface ZoneWrite {
   zone: string;
   serialBefore: number;
   serialAfter: number;
+  /**
+   * the version of the zone's rules the change was decided on (`LockedZone.rulesVersion`): like the serial, the
+   * write's condition on the zone row, so that a rule changed since the read (a lock committed while this statement
+   * waited for the row, or before it began) is seen, and the change decided again on it
+   */
+  rulesVersion: number;
   inserts: JournalRecord[];
   update?: StoredRow;
   deleteIds: number[];
@@ -330,6 +342,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   const delta = p.add(write.inserts.length - write.deleteIds.length);
   const quota = p.add(write.defaultMaxRecords ?? null);
   const serialBefore = p.add(write.serialBefore);
+  const rulesVersion = p.add(write.rulesVersion);
   // a change decided without the views' overlays in hand writes only where none lies over its owners (docs/views.md);
   // asked view by view (views are few), so that each is a probe of the overlays' unique index (zone, view,
   // owner, type) whatever the plan knows of the zone: by zone and owner alone, a plan made without the values
@@ -346,7 +359,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   const parts = [
     `lim as (${recordLimitSql(domainId, quota)})`,
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
-      where id = ${domainId} and serial = ${serialBefore}
+      where id = ${domainId} and serial = ${serialBefore} and rules_version = ${rulesVersion}
         and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))${
           write.expect ? expectedSql(domainId, (value) => p.add(value), write.expect) : ''
         }${overlaidAt ? ` and not ${overlaidAt}` : ''}${viewZones ? ' and not has_view_zones' : ''}
@@ -485,7 +498,9 @@ function insertsLeadAdded(write: ZoneWrite): boolean {
 }
 
 /**
- * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update:
+ * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update
+ * (beside the rules' version every change's update holds, which says the zone is still without review, strict
+ * checks and locks, as its head was read):
  * each a probe of a primary key or of the records' (domain_id, owner) index, one per owner taken for empty (the
  * lateral form of `touchedRows`, so that the prepared statement's generic plan probes rather than scans). The
  * owners go as one JSON text: pg writes a list as an array literal element by element, quoting and escaping each
@@ -502,9 +517,8 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
     : `
         and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
-        and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0 and not strict_checks
+        and user_id = ${add(expect.userId)} and kind = 'primary'
         and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
-        and not exists (select 1 from protected_rrsets l where l.domain_id = ${domainId})
         and not exists (select 1 from steered_rrsets t where t.domain_id = ${domainId})${signing}${owners}`;
 }
 

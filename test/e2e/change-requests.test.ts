@@ -252,6 +252,49 @@ test('a change scheduled a few seconds ahead is served by T + 2 s; a cancelled o
   ).toBe('CHANGE_REQUEST_CLOSED');
 });
 
+test('30 changes scheduled for one time in 5 zones are all applied by T + 2 s and served; two of one RRset apply in their order', async () => {
+  const DUE = 30;
+  // zones of their own, so that the changes are the only ones due then
+  const zones = Array.from({ length: 5 }, (_, i) => `many${i}.cr-zk.test`);
+  for (const zone of zones) await createZone(app, accountId, zone);
+  const zoneOf = (i: number) => zones[i % zones.length];
+  // ahead by enough for the proposals to be made on a loaded machine (each is planned as a dry run)
+  const at = new Date(Date.now() + 8000);
+  const propose = (zone: string, changes: unknown[]) => as('erin', PROPOSE, { z: zone, c: changes, at: at.toISOString() });
+  const made = await Promise.all(Array.from({ length: DUE }, (_, i) => propose(zoneOf(i), addA(`due${i}`, `192.0.2.${i + 1}`))));
+  expect(made.map((m) => m.errors)).toEqual(Array(DUE).fill(undefined));
+  // two requests of one RRset, planned on it empty: the first (by id) applies, the second is refused naming it
+  const first = (await propose(zones[0], replaceA('same', '198.51.100.1'))).data.proposeZoneChange;
+  const second = (await propose(zones[0], replaceA('same', '198.51.100.2'))).data.proposeZoneChange;
+  expect(Date.now()).toBeLessThan(at.getTime());
+
+  await sleep(Math.max(0, at.getTime() + 2000 - Date.now()));
+  const requests = await Promise.all(
+    zones.map(
+      async (zone) =>
+        (
+          await as(
+            'erin',
+            `query($z: String!) { changeRequests(zone: $z, status: [APPLIED, REFUSED, APPROVED], first: 100) { id status closedAt } }`,
+            {
+              z: zone,
+            },
+          )
+        ).data.changeRequests as { id: string; status: string; closedAt: string | null }[],
+    ),
+  );
+  const statusOf = new Map(requests.flat().map((r) => [r.id, r.status]));
+  expect(made.map((m) => statusOf.get(m.data.proposeZoneChange.id))).toEqual(Array(DUE).fill('APPLIED'));
+  expect([statusOf.get(first.id), statusOf.get(second.id)]).toEqual(['APPLIED', 'REFUSED']);
+  const closed = requests.flat().map((r) => new Date(r.closedAt!).getTime() - at.getTime());
+  console.log(`${DUE + 2} scheduled changes closed after T: the first at ${Math.min(...closed)} ms, the last at ${Math.max(...closed)} ms`);
+  const refused = await as('erin', `query($id: ID!) { changeRequest(id: $id) { conflicts { owner type } } }`, { id: second.id });
+  expect(refused.data.changeRequest.conflicts).toEqual([{ owner: 'same', type: 'A' }]);
+  // what is served: each of them, and the first of the two
+  for (let i = 0; i < DUE; i += 7) expect(await served(zoneOf(i), `due${i}`, 'A')).toEqual([`192.0.2.${i + 1}`]);
+  expect(await served(zones[0], 'same', 'A')).toEqual(['198.51.100.1']);
+});
+
 /** a REST call as a person signed in (the console's cookie, with the CSRF gate's header) */
 const restAs = (person: Person, method: 'get' | 'post' | 'put' | 'delete', path: string) =>
   app.http[method](`/api${path}`).set(sessionHeaders(tokens[person]));

@@ -341,6 +341,30 @@ describe('rate limits', () => {
     expect(accepted.map(errorCode)).toEqual(Array(ZONE_BURST - 1).fill(undefined));
   });
 
+  test("a read-only key's writes are refused by its policy first and spend none of the zone's changes", async () => {
+    const userId = await createUser(app, 'zone-rate-read-only@limits.test');
+    const key = await createUserKey(app, userId);
+    const zone = 'read-only.limits.test';
+    await createZone(app, userId, zone, key);
+    const made = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }`, {
+      input: { userId, name: 'reader', preset: 'READ_ONLY' },
+    });
+    const reader = made.data.createApiKey.secret as string;
+    const write = (owner: string, as: string) =>
+      app.gql(CREATE_RECORD, { input: { zone, owner, type: 'A', rdata: '192.0.2.1', ttl: 3600 } }, as);
+    // twice the zone's bucket of writes by the read-only key, at once: each refused by its policy, none by the rate
+    const refused = await Promise.all(Array.from({ length: 2 * ZONE_BURST }, (_, i) => write(`ro${i}`, reader)));
+    expect(refused.map(errorCode)).toEqual(Array(2 * ZONE_BURST).fill('FORBIDDEN_BY_POLICY'));
+    // the bucket is as full as before them: the owner's key writes as many changes at once as it holds
+    const accepted = await Promise.all(Array.from({ length: ZONE_BURST }, (_, i) => write(`ok${i}`, key)));
+    expect(accepted.map(errorCode)).toEqual(Array(ZONE_BURST).fill(undefined));
+    // and with the bucket empty (the owner's next writes refused by the rate; a second's refill may let one pass),
+    // the read-only key is told its policy, not the zone's rate: authorised first
+    const [late, ...owners] = await Promise.all([write('late', reader), ...[1, 2, 3].map((i) => write(`late${i}`, key))]);
+    expect(owners.map(errorCode)).toContain('RATE_LIMITED');
+    expect(errorCode(late)).toBe('FORBIDDEN_BY_POLICY');
+  });
+
   test('a noisy tenant at concurrency 64 gets 429s and no 5xx, and a quiet one is served', async () => {
     const noisy = await createUser(app, 'noisy@limits.test');
     const quiet = await createUser(app, 'quiet@limits.test');

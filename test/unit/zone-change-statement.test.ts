@@ -35,6 +35,7 @@ const base = (over: Partial<ZoneWrite>): ZoneWrite => ({
   zone: 'example.test',
   serialBefore: 10,
   serialAfter: 11,
+  rulesVersion: 0,
   inserts: [],
   deleteIds: [],
   removed: [],

@@ -74,7 +74,7 @@ export function scopeSees(scope: ReaderScope, event: Pick<StoredEvent, 'userId' 
 
 /**
  * the event as the scope may read it: a zone change's records the key's rules do not let it read are left out,
- * and so is what a steered RRset it may not read served, or a view's overlay of an RRset it may not read (the event
+ * and so is what a steered RRset it may not read served, a view's overlay or a lock of an RRset it may not read (the event
  * stays, as a zone change with no record of its does: the key sees the zone)
  */
 export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
@@ -86,7 +86,9 @@ export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
       const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
       data = { ...data, added: readable(data.added), removed: readable(data.removed) };
     } else if (
-      (event.type === 'steering.changed' || event.type === 'view.changed') &&
+      (event.type === 'steering.changed' ||
+        event.type === 'view.changed' ||
+        (event.type === 'zone.rules_changed' && data.owner !== undefined)) &&
       !readsRecord(policy, zone, String(data.owner), String(data.type))
     ) {
       data = {};

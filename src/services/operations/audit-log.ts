@@ -70,6 +70,9 @@ export const AUDIT_EVENT_KINDS = [
   // protected RRsets (docs/changes.md)
   'rrset-locked',
   'rrset-unlocked',
+  // a zone's rules (docs/changes.md, «A zone's rules»)
+  'strict-checks-changed',
+  'required-approvals-changed',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 

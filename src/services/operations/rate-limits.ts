@@ -267,8 +267,9 @@ export class ZoneChangeLimits {
   constructor(private readonly limit: RateLimit) {}
 
   /**
-   * Throws RATE_LIMITED when the zone has no change left now, and takes none: a change is counted when it has
-   * been decided (`taken`), so that one refused for what it is (the policy, the zone's rules) costs the zone nothing
+   * Throws RATE_LIMITED when the zone has no change left now, and takes none: it is asked at a change's write,
+   * after every refusal of what the change is (the key's policy, the zone's rules), and the change is counted once
+   * written (`taken`), so that one refused for what it is costs the zone nothing
    */
   check(zoneId: number): void {
     if (this.limit.perSecond <= 0) return;
@@ -280,7 +281,7 @@ export class ZoneChangeLimits {
   }
 
   /**
-   * Takes one change of the zone for a change decided after `check` found one: a zone's changes are decided one
+   * Takes one change of the zone for a change written after `check` found one: a zone's changes are decided one
    * at a time in the process (the write engine's zone queue), so none was taken between the two
    */
   taken(zoneId: number): void {

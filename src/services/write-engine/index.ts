@@ -102,26 +102,31 @@ export class WriteEngine {
     const queues = this.queues;
     switch (write.kind) {
       case 'records': {
-        // a user's change takes one of its zone's changes per second (rate-limits.ts), once, when it has been
-        // decided: a change refused by the policy or the zone's rules takes none, and a change decided again (the
-        // zone moved, or it runs on its own after a failed batch) is the same change
-        const limits = principal.kind === 'user' && !write.request.signatureOnly ? this.zoneChangeLimits : undefined;
+        // a user's change takes one of its zone's changes per second (rate-limits.ts), once, when it is written: it
+        // is admitted by the rate at its write, after every refusal of what it is (the key's policy, the zone's
+        // rules, a locked RRset: staging.ts `admitWith`), so that a change refused, a dry run or one that changes
+        // nothing takes none, and a key that may not write the zone cannot spend its budget; a change decided again
+        // (the zone moved, or it runs on its own after a failed batch) is the same change. A change of the zone's
+        // rules writes no serial step and takes none.
+        const limits =
+          principal.kind === 'user' && !write.request.signatureOnly && !write.request.rules ? this.zoneChangeLimits : undefined;
         let counted = !limits;
-        // a change refused by the limit stays refused when it is decided again (on a read after the zone's head,
+        // a change refused by the rate stays refused when it is decided again (on a read after the zone's head,
         // optimistic.ts): its refusal does not depend on the zone's records
         let refused: Error | undefined;
+        const admit = (zoneId: number) => {
+          try {
+            limits!.check(zoneId);
+          } catch (error) {
+            refused = error instanceof Error ? error : new Error(String(error));
+            throw refused;
+          }
+        };
         const decide = async (change: ZoneChange): Promise<T> => {
           if (refused) throw refused;
-          if (!counted) {
-            try {
-              limits!.check(change.zone.id);
-            } catch (error) {
-              refused = error instanceof Error ? error : new Error(String(error));
-              throw refused;
-            }
-          }
+          if (!counted) change.admitWith(() => admit(change.zone.id));
           const decided = await write.decide(change);
-          if (!counted) {
+          if (!counted && change.written()) {
             counted = true;
             limits!.taken(change.zone.id);
           }

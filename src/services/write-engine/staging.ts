@@ -86,6 +86,12 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * steering's to write: every other write that would change one is refused (RRSET_STEERED, `commit`).
    */
   steering?: boolean;
+  /**
+   * A change of the zone's rules (services/zones/protected-rrsets.service.ts: an RRset locked or unlocked,
+   * strictChecks), made in the zone's turn holding its row's lock: no change of its records, so a zone under review
+   * takes it (a rule is no change request's) and it takes none of the zone's changes per second.
+   */
+  rules?: boolean;
 };
 
 /** an ALIAS or ANAME: its addresses come from a resolver (alias-flattening.ts) */
@@ -145,6 +151,8 @@ export class ZoneChange implements ChangeToSign {
   private insertedRows?: StoredRow[];
   private signerInserted?: HeldSignerRow[];
   private soaWritten?: { id: number; rdata: string; ttl: number };
+  /** asked by `commit` once nothing the change is refuses it, just before its write (`admitWith`) */
+  private admit?: () => void;
 
   private constructor(
     private readonly sql: Sql,
@@ -285,6 +293,15 @@ export class ZoneChange implements ChangeToSign {
   stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void {
     this.signerRemoved.push(...removed);
     this.signerAdded.push(...added);
+  }
+
+  /**
+   * `admit` is asked by `commit` after every refusal of what the change is (the key's policy, the zone's rules, a
+   * locked RRset) and before it writes: the zone's changes per second (write-engine/index.ts), so that a change
+   * refused for what it is spends none of them and is told its refusal, not the rate.
+   */
+  admitWith(admit: () => void): void {
+    this.admit = admit;
   }
 
   /**
@@ -493,6 +510,7 @@ export class ZoneChange implements ChangeToSign {
     const signedViews = (this.zone.dnssec !== undefined || this.signingPlan !== undefined) && (this.zone.viewZones || !this.locked);
     if (signedViews && this.zone.viewZones && !this.locked) throw new DecideAgain(true);
     await this.refuseGuardedRrsets();
+    this.admit?.();
     const before = this.zone.serial;
     const after =
       options.serialSetByCaller ??
@@ -522,6 +540,7 @@ export class ZoneChange implements ChangeToSign {
       zone: this.zone.name,
       serialBefore: before,
       serialAfter: after,
+      rulesVersion: this.zone.rulesVersion,
       inserts: this.inserts,
       update: this.update,
       deleteIds: this.deleteIds,
@@ -638,7 +657,7 @@ function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
  * a key confined to `_acme-challenge` TXT records (an ACME client renewing a certificate) pass.
  */
 function refuseUnreviewed(zone: LockedZone, request: ZoneChangeRequest, principal: Principal): void {
-  if (zone.requiredApprovals === 0 || request.review) return;
+  if (zone.requiredApprovals === 0 || request.review || request.rules) return;
   if (request.signatureOnly || request.transfer || request.derived || request.bootstrapSignals || request.serviceNote !== undefined) return;
   if (principal.kind === 'admin' && principal.keyId === 0 && principal.via === undefined) return;
   if (confinedToAcmeChallenges(principal.policy)) return;

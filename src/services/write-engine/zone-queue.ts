@@ -61,6 +61,9 @@ const labelOf = (job: Job): JobLabel => (isWholeZone(job) ? { wholeZone: job.who
 
 const isWholeZone = (job: Job): job is WholeZoneJob => 'wholeZone' in job;
 
+/** a job no batch takes: a whole-zone job, or a change of the zone's rules (`ZoneChangeRequest.rules`) */
+const runsAlone = (job: Job): boolean => isWholeZone(job) || job.request.rules === true;
+
 /** the zone ids this process has learned, per zone name and per record id */
 class ZoneKeys {
   private readonly byName = new Map<string, number>();
@@ -176,12 +179,15 @@ export class ZoneQueues {
     this.waiting.delete(zoneId);
   }
 
-  /** the next run of a zone's queue: a whole-zone job alone, or the changes of records before the next one */
+  /**
+   * the next run of a zone's queue: a whole-zone job or a change of the zone's rules alone (the changes after it are
+   * decided on the rules it leaves, read anew), or the changes of records before the next one
+   */
   private nextBatch(zoneId: number): QueuedJob[] {
     const queue = this.waiting.get(zoneId)!;
-    if (queue.length && isWholeZone(queue[0])) return queue.splice(0, 1);
+    if (queue.length && runsAlone(queue[0])) return queue.splice(0, 1);
     let end = 0;
-    while (end < queue.length && end < BATCH_LIMIT && !isWholeZone(queue[end])) end++;
+    while (end < queue.length && end < BATCH_LIMIT && !runsAlone(queue[end])) end++;
     return queue.splice(0, end);
   }
 

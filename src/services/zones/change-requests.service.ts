@@ -17,10 +17,11 @@ import {
   moveChangeRequest,
   reviewsOf,
   servedRrsets,
-  setRequiredApprovals,
   zoneReview,
 } from '../../repositories/change-requests';
 import { inTransaction } from '../db-errors';
+import { setRequiredApprovals } from '../../repositories/protected-rrsets';
+import { recordZoneRuleChange } from './protected-rrsets.service';
 import type { JournalRecord } from '../../entities/change.entity';
 import { withSerial } from '../../dns/zone-rules';
 import type { RequestContext } from '../context';
@@ -33,8 +34,10 @@ import type { ImportInput, ImportResult, ZoneFilesService } from './zone-files.s
 export const MAX_REQUIRED_APPROVALS = 10;
 /** how long a process holds a request it applies before another may take it up (it died meanwhile) */
 const CLAIM_SECONDS = 60;
-/** how many times an apply is tried again when the zone moved at an RRset the request does not touch */
+/** how many times a request's plan is read again when the zone moved between its dry run and the read of its RRsets */
 const APPLY_ATTEMPTS = 5;
+/** the most due requests the scheduled changes' duty claims and applies together in one pass (it passes again at once when full) */
+export const DUE_PER_PASS = 20;
 
 /** the roles whose people review a zone's changes: those who may write its records themselves (src/auth/roles.ts) */
 const REVIEWING_ROLES = new Set(['owner', 'admin', 'editor']);
@@ -209,7 +212,23 @@ export class ChangeRequestsService {
       (p.kind === 'user' && (p.via === 'session' ? ['owner', 'admin'].includes(p.person?.role ?? '') : !isRestricted(p.policy)));
     if (!may)
       throw new DomainError('FORBIDDEN_BY_ROLE', "Only the zone's owner or an admin of its account sets the approvals its changes need");
-    await setRequiredApprovals(ctx.db, zone.id, approvals);
+    // a rule of the zone, not a change of its records: audited and told with the zone's serial, and a write that
+    // read the zone before it is decided again (repositories/protected-rrsets.ts)
+    await inTransaction(ctx.db, async (sql) => {
+      const set = await setRequiredApprovals(sql, zone.id, approvals);
+      if (!set) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      if (set.before !== approvals)
+        await recordZoneRuleChange(
+          sql,
+          p,
+          { id: zone.id, name: zone.name, serial: set.serial },
+          {
+            rule: 'requiredApprovals',
+            before: set.before,
+            after: approvals,
+          },
+        );
+    });
     return approvals;
   }
 
@@ -378,19 +397,35 @@ export class ChangeRequestsService {
     return this.view(ctx, id);
   }
 
-  /** the scheduled changes' duty: claims the approved requests whose time has come and applies each (worker/duties/) */
-  async applyDue(db: Database, limit = 20): Promise<number> {
-    const ids = await claimDueChangeRequests(db, limit, CLAIM_SECONDS);
-    for (const id of ids) await this.applyClaimed(db, id);
-    return ids.length;
+  /**
+   * The scheduled changes' duty (worker/duties/): claims up to DUE_PER_PASS approved requests whose time has come
+   * and applies them together, so that the last of many due at one time is served by its time plus the duty's
+   * quarter second as the first is: requests that change one RRset (of one zone) one after another, in the order
+   * they were claimed (their time, then their id), so that the later is planned again on what the earlier left
+   * (or refused with the conflict); every other at once, a zone's in one transaction of its queue (the write
+   * engine's batch). Answers how many it claimed; a failure (the database away) after all have run.
+   */
+  async applyDue(db: Database, limit = DUE_PER_PASS): Promise<number> {
+    const claimed = await claimDueChangeRequests(db, limit, CLAIM_SECONDS);
+    const before = new Map<string, Promise<unknown>>();
+    const runs = claimed.map((request) => {
+      const rrsets = request.rrsets.map((rrset) => `${request.domainId} ${rrset}`);
+      const after = rrsets.flatMap((rrset) => before.get(rrset) ?? []);
+      const run = Promise.allSettled(after).then(() => this.applyClaimed(db, request.id));
+      for (const rrset of rrsets) before.set(rrset, run);
+      return run;
+    });
+    const failed = (await Promise.allSettled(runs)).find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    return claimed.length;
   }
 
   /**
-   * Applies a request this process claimed: the RRsets it was planned on read with the zone's serial; any that
-   * moved refuses it with them named; otherwise its changes are applied at that serial, as its author, the
-   * request's status and event written in the change's transaction. The zone moving elsewhere meanwhile
-   * (SERIAL_MISMATCH) is read again; a refusal of the write itself (the zone's rules on the zone as it is now,
-   * the author's rules) refuses the request with its reason.
+   * Applies a request this process claimed: in the zone's turn, holding its row's lock, the RRsets it was planned
+   * on are read as the zone serves them; any that moved refuses it with them named (CHANGE_REQUEST_CONFLICT, nothing
+   * written); otherwise its changes are planned again on the zone as it is and applied, as its author, the request's
+   * status and event written in the change's transaction. A refusal of the write itself (the zone's rules on the
+   * zone as it is now, the author's rules) refuses the request with its reason.
    */
   private async applyClaimed(db: Database, id: number): Promise<void> {
     const request = await changeRequestById(db, id);
@@ -400,54 +435,41 @@ export class ChangeRequestsService {
     const ctx: RequestContext = { db, principal: principalOf(request.author, approvers) };
     const kept = request.plan as KeptPlan;
     const planned = kept.basis ?? [];
-    for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt++) {
-      const now = await servedRrsets(db, request.domainId, planned);
-      if (!now) return;
-      const conflicts = conflictsOf(planned, now.records);
-      if (conflicts.length) {
-        const names = conflicts.map((c) => `${c.owner} ${c.type}`).join(', ');
-        await this.refuse(
-          db,
-          request,
-          `the zone moved at ${names} since the change was planned (serial ${request.plannedSerial})`,
-          conflicts,
-        );
-        return;
-      }
-      try {
-        await this.zoneChanges.apply(
-          ctx,
-          {
-            zone: request.zone,
-            changes: request.changes as ZoneChangeSpec[],
-            expectSerial: now.serial,
-            reviewed: {
-              alongside: async (sql, outcome) => {
-                if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial })))
-                  throw closed('applied');
-                await this.event(sql, 'change.applied', request.domainId, {
-                  id,
-                  author: request.author.keyName,
-                  approvedBy: approvers,
-                  serial: outcome.serial,
-                });
-              },
+    try {
+      await this.zoneChanges.apply(
+        ctx,
+        {
+          zone: request.zone,
+          changes: request.changes as ZoneChangeSpec[],
+          reviewed: {
+            onZone: async (sql) => {
+              const now = await servedRrsets(sql, request.domainId, planned);
+              const conflicts = now ? conflictsOf(planned, now.records) : [];
+              if (conflicts.length) throw conflictError(request, conflicts);
+            },
+            alongside: async (sql, outcome) => {
+              if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial }))) throw closed('applied');
+              await this.event(sql, 'change.applied', request.domainId, {
+                id,
+                author: request.author.keyName,
+                approvedBy: approvers,
+                serial: outcome.serial,
+              });
             },
           },
-          kept.options,
-        );
+        },
+        kept.options,
+      );
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error; // the database away: the claim lapses and the duty takes it up again
+      if (error.code === 'CHANGE_REQUEST_CLOSED') return;
+      if (error.code === 'CHANGE_REQUEST_CONFLICT') {
+        const conflicts = error.details.map(({ owner, type }) => ({ owner: owner!, type: type! }));
+        await this.refuse(db, request, error.message, conflicts);
         return;
-      } catch (error) {
-        if (error instanceof DomainError && error.code === 'SERIAL_MISMATCH') continue;
-        if (error instanceof DomainError && error.code === 'CHANGE_REQUEST_CLOSED') return;
-        if (error instanceof DomainError) {
-          const problems = error.details.map((d) => d.message).filter((m) => m && m !== error.message);
-          await this.refuse(db, request, problems.length ? `${error.message}: ${problems.join('; ')}` : error.message, []);
-          return;
-        }
-        // the database away: the claim lapses and the duty takes it up again
-        throw error;
       }
+      const problems = error.details.map((d) => d.message).filter((m) => m && m !== error.message);
+      await this.refuse(db, request, problems.length ? `${error.message}: ${problems.join('; ')}` : error.message, []);
     }
   }
 
@@ -491,6 +513,17 @@ export class ChangeRequestsService {
     const request = await this.visible(ctx, id);
     return present(ctx.principal, request, await reviewsOf(ctx.db, [id]));
   }
+}
+
+/** the RRsets a request was planned on that moved since, named: the request is refused with them */
+function conflictError(request: ChangeRequestRow, conflicts: readonly RrsetKey[]): DomainError {
+  const names = conflicts.map((c) => `${c.owner} ${c.type}`).join(', ');
+  const message = `the zone moved at ${names} since the change was planned (serial ${request.plannedSerial})`;
+  return new DomainError(
+    'CHANGE_REQUEST_CONFLICT',
+    message,
+    conflicts.map(({ owner, type }) => ({ field: 'changes', code: 'CHANGE_REQUEST_CONFLICT', message, owner, type })),
+  );
 }
 
 function closed(status: string | undefined): DomainError {

@@ -14,17 +14,67 @@ import {
   unlockRrset,
 } from '../../repositories/protected-rrsets';
 import type { RequestContext } from '../context';
-import { recordAuditEvent } from '../operations/audit-log';
+import { type AuditEventKind, recordAuditEvent } from '../operations/audit-log';
+import { appendEvent } from '../../repositories/events';
+import { changeAuthor, type Principal } from '../../auth/principal';
+import type { Sql } from '../../db/pool';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 
 /** the roles of an account whose people may lock and unlock a zone's RRsets and set its strictChecks */
 const GUARDING_ROLES = new Set(['owner', 'admin']);
 
+/** one change of a zone's rules: an RRset locked or unlocked, its strictChecks, the approvals a change needs */
+export type ZoneRuleChange =
+  | { rule: 'protectedRrset'; owner: string; type: string; locked: boolean }
+  | { rule: 'strictChecks'; before: boolean; after: boolean }
+  | { rule: 'requiredApprovals'; before: number; after: number };
+
+/**
+ * A change of a zone's rules is audited and told in the event feed (`zone.rules_changed`), in the transaction that
+ * makes it (docs/changes.md, «A zone's rules»; docs/audit-log.md): who, and the zone's serial then, so that the
+ * changes at or below it were written before it and those above after it. A call that changes nothing records
+ * nothing (its caller does not call this).
+ */
+export async function recordZoneRuleChange(
+  sql: Sql,
+  principal: Principal,
+  zone: { id: number; name: string; serial: number },
+  change: ZoneRuleChange,
+): Promise<void> {
+  const rrset = change.rule === 'protectedRrset';
+  const fact = rrset ? { owner: change.owner, type: change.type } : { before: change.before, after: change.after };
+  await recordAuditEvent(sql, {
+    kind: rrset ? (change.locked ? 'rrset-locked' : 'rrset-unlocked') : AUDIT_KIND_OF_RULE[change.rule],
+    actor: principal,
+    subject: `zone:${zone.name}`,
+    detail: { ...fact, serial: zone.serial },
+  });
+  await appendEvent(sql, {
+    type: 'zone.rules_changed',
+    domainId: zone.id,
+    data: {
+      zone: zone.name,
+      serial: zone.serial,
+      rule: change.rule,
+      ...(rrset ? { ...fact, before: !change.locked, after: change.locked } : fact),
+      author: changeAuthor(principal),
+    },
+  });
+}
+
+const AUDIT_KIND_OF_RULE = {
+  strictChecks: 'strict-checks-changed',
+  requiredApprovals: 'required-approvals-changed',
+} as const satisfies Record<Exclude<ZoneRuleChange['rule'], 'protectedRrset'>, AuditEventKind>;
+
 /**
  * Protected RRsets (docs/changes.md): an owner or admin of a zone locks an RRset (owner and type: the apex NS, the
- * MX) so that no write of any edge changes it until one of them unlocks it; each lock and unlock is an audit
- * event in the same transaction. And a zone's strictChecks: its change sets refuse the checks' warnings too.
- * Done in the zone's turn (the write engine), so that a lock and a write of the RRset are never interleaved.
+ * MX) so that no write of any edge changes it until one of them unlocks it. And a zone's strictChecks: its change
+ * sets refuse the checks' warnings too. Each is a change of the zone's rules (`recordZoneRuleChange`), made in the
+ * zone's turn (the write engine) holding its row's lock, never its records': a zone under review takes it as it is
+ * (a rule is not a change request's), and it spends none of the zone's changes per second. A write that read the
+ * rules before it is decided again on them (repositories/zone-writes.ts, `rules_version`), so that a lock and a
+ * write of the RRset are never interleaved, whichever processes make them.
  */
 export class ProtectedRrsetsService {
   constructor(
@@ -36,12 +86,7 @@ export class ProtectedRrsetsService {
     return this.guarded(ctx, input, async (change, owner, type) => {
       const by = ctx.principal.via === 'session' ? (ctx.principal.person?.email ?? null) : (ctx.principal.keyName ?? null);
       if (await lockRrset(change.connection, change.zone.id, owner, type, by))
-        await recordAuditEvent(change.connection, {
-          kind: 'rrset-locked',
-          actor: ctx.principal,
-          subject: `zone:${change.zone.name}`,
-          detail: { owner, type },
-        });
+        await recordZoneRuleChange(change.connection, ctx.principal, change.zone, { rule: 'protectedRrset', owner, type, locked: true });
       return (await protectedRrsetsOfZone(change.connection, change.zone.id)).find((r) => r.owner === owner && r.type === type)!;
     });
   }
@@ -51,12 +96,7 @@ export class ProtectedRrsetsService {
     return this.guarded(ctx, input, async (change, owner, type) => {
       const was = await unlockRrset(change.connection, change.zone.id, owner, type);
       if (was)
-        await recordAuditEvent(change.connection, {
-          kind: 'rrset-unlocked',
-          actor: ctx.principal,
-          subject: `zone:${change.zone.name}`,
-          detail: { owner, type },
-        });
+        await recordZoneRuleChange(change.connection, ctx.principal, change.zone, { rule: 'protectedRrset', owner, type, locked: false });
       return was;
     });
   }
@@ -64,7 +104,11 @@ export class ProtectedRrsetsService {
   async setStrictChecks(ctx: RequestContext, zone: string, strict: boolean): Promise<boolean> {
     return this.inZone(ctx, zone, async (change) => {
       requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: '@', type: 'SOA', access: 'write' });
-      await setStrictChecks(change.connection, change.zone.id, strict);
+      const before = change.zone.strictChecks;
+      if (before !== strict) {
+        await setStrictChecks(change.connection, change.zone.id, strict);
+        await recordZoneRuleChange(change.connection, ctx.principal, change.zone, { rule: 'strictChecks', before, after: strict });
+      }
       return strict;
     });
   }
@@ -109,7 +153,7 @@ export class ProtectedRrsetsService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: normaliseZoneName(zone) }, owner: '@' },
+      { zone: { name: normaliseZoneName(zone) }, owner: '@', rules: true },
       (change) => {
         change.requireLock();
         const person = ctx.principal.via === 'session' ? ctx.principal.person : undefined;

@@ -59,6 +59,14 @@ function outcomeOf(zone: ZoneAsRead, plan: ChangePlan, serial: number): ZoneChan
   };
 }
 
+/** a change request's apply (`ZoneChangesService.apply`'s `reviewed`) */
+export interface ReviewedApply {
+  /** in the zone's turn, holding its row's lock, before the set is planned: a refusal here writes nothing */
+  onZone?: (sql: Sql) => Promise<void>;
+  /** after the change's write, in its transaction: the request's outcome, all or nothing */
+  alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void>;
+}
+
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
  * once; one journal row, so a secondary takes one IXFR; a set that changes nothing, none). All or nothing: every change is validated by the DNS
@@ -98,10 +106,11 @@ export class ZoneChangesService {
        */
       force?: boolean;
       /**
-       * a change request applied (change-requests.service.ts): it passes a zone's review, and `alongside` writes
-       * its outcome in the transaction of the change, all or nothing
+       * a change request applied (change-requests.service.ts): it passes a zone's review; `onZone` is asked first,
+       * in the zone's turn holding its row's lock (a refusal there writes nothing), and `alongside` writes its
+       * outcome in the transaction of the change, all or nothing
        */
-      reviewed?: { alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void> };
+      reviewed?: ReviewedApply;
     },
     options: ZoneChangeOptions = {},
   ): Promise<ZoneChangesOutcome> {
@@ -273,7 +282,7 @@ export class ZoneChangesService {
       touching: { owners: string[]; recordIds: number[] };
       comments?: readonly RrsetComments[];
       soa?: ZoneChangeOptions['soa'];
-      reviewed?: { alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void> };
+      reviewed?: ReviewedApply;
     },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesOutcome> {
@@ -288,7 +297,10 @@ export class ZoneChangesService {
         change.requireLock();
         this.comments.requireWritable(zone, ctx.principal.policy, comments);
       }
-      if (options.reviewed && !options.dryRun) change.requireLock();
+      if (options.reviewed && !options.dryRun) {
+        change.requireLock();
+        await options.reviewed.onZone?.(change.connection);
+      }
       const result = await this.decideRecords(ctx, zone, options, prepare, change);
       if (comments.length && !options.dryRun) await replaceRrsetComments(change.connection, change.zone.id, comments);
       if (options.reviewed && !options.dryRun) await options.reviewed.alongside(change.connection, result);
