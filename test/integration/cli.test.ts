@@ -79,13 +79,18 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
     serial: JSON.parse(loaded.out).serial,
   });
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/multi\s+300\s+A\s+192\.0\.2\.32/);
-  // the zone checks: an MX at the default www CNAME is one warning
+  // the zone checks: an MX at the default www CNAME is refused, as a change set's plan refuses it; an MX at a name
+  // not there is written, with one warning
   const mx = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 www.cli.example.', '--ttl', '3600'], asUser);
-  expect(mx.code).toBe(0);
-  expect(mx.err).toContain('warning: @ MX → www.cli.example.: the target is an alias (CNAME)');
+  expect(mx.code).toBe(1);
+  expect(mx.err).toContain('ZONE_RULE_VIOLATION');
+  expect(mx.err).toContain('@ MX → www.cli.example.: the target is an alias (CNAME)');
+  const warned = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 nomail.cli.example.', '--ttl', '3600'], asUser);
+  expect(warned.code).toBe(0);
+  expect(warned.err).toContain('warning: @ MX → nomail.cli.example.: no such name in the zone');
   const checked = await cli(['zone', 'check', 'cli.example'], asUser);
   expect(checked.code).toBe(0);
-  expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_IS_CNAME/);
+  expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_MISSING/);
   // DNSSEC: enabling prints the keys and the DS for the parent, status shows them, disabling asks or takes --yes, and waits for the parent unless forced
   const signed = await cli(['dnssec', 'enable', 'cli.example'], asUser);
   expect(signed.code).toBe(0);
