@@ -513,6 +513,15 @@ test('zone import into a zone that does not exist: a script is told --create; --
   );
   expect(stored.data.domain.user.email).toBe('import-new@example.org');
   expect(stored.data.records.nodes.map((r: any) => `${r.owner} ${r.rdata}`).sort()).toEqual(['mail 192.0.2.41', 'web 192.0.2.40']);
+  // a file the service refuses leaves no zone behind: the zone made for it is deleted again
+  const bad = path.join(path.dirname(file), 'bad.zone');
+  writeFileSync(bad, '$TTL 300\nweb IN A 192.0.2.40\nmail IN A not-an-address\n');
+  const refused = await cli(['zone', 'import', 'refused-import.example', bad, '--merge', '--create'], asUser);
+  expect([refused.code, refused.out]).toEqual([1, '']);
+  expect(refused.err).toContain(`created zone refused-import.example (account import-new@example.org); importing ${bad}\n`);
+  expect(refused.err).toContain('the file was refused: zone refused-import.example, created for it, is deleted again\n');
+  expect(refused.err).toMatch(/^error: INVALID_ZONE_FILE: /m);
+  expect(await exists('refused-import.example')).toBe(false);
   // the admin key acts for every account: it names the new zone's, or is told to
   const unnamed = await cli(['zone', 'import', 'other-import.example', file, '--create']);
   expect([unnamed.code, unnamed.err]).toEqual([2, expect.stringContaining('--user USER')]);
