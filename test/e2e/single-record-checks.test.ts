@@ -252,3 +252,21 @@ test('the CLI adds the delegation with its warning on stderr', async () => {
   expect(run.code).toBe(0);
   expect(run.err).toMatch(/^warning: sub2 NS → ns4\.hoster\.test\.: no such name in the zone/m);
 });
+
+test('on a zone with strictChecks a warning refuses a single record too, as it refuses a change set', async () => {
+  const strict = 'strict.hoster.test';
+  await createZone(app, await createUser(app, 'owner@strict.hoster.test'), strict);
+  expect((await app.gql(`mutation($z: String!) { setZoneStrictChecks(zone: $z, strict: true) }`, { z: strict })).errors).toBeUndefined();
+  const res = await app.gql(CREATE_RECORD, {
+    input: { zone: strict, owner: 'mail', type: 'MX', rdata: `10 nohost.${strict}.`, ttl: 3600 },
+  });
+  expect(res.errors?.[0].extensions.code).toBe('ZONE_RULE_VIOLATION');
+  expect(res.errors?.[0].extensions.details.map((d: any) => [d.field, d.code, d.severity])).toEqual([
+    ['rdata', 'TARGET_MISSING', 'warning'],
+  ]);
+  const records = await app.gql(`query($z: String!) { records(zone: $z, owner: "mail", first: 5) { nodes { id } } }`, { z: strict });
+  expect(records.data.records.nodes).toEqual([]);
+  // a write the checks say nothing of is written
+  const plain = await app.gql(CREATE_RECORD, { input: { zone: strict, owner: 'mail', type: 'A', rdata: '192.0.2.25', ttl: 3600 } });
+  expect(plain.errors).toBeUndefined();
+});
