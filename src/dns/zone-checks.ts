@@ -15,15 +15,16 @@
  *   restricts nothing.
  * - SPF_MULTIPLE_RECORDS: a name with more than one TXT beginning "v=spf1": an SPF check of it ends in
  *   permerror (RFC 7208 §3.2, §4.5).
- * - NS_TARGET_NO_ADDRESS: an NS whose name server is in the zone (not below a delegation) and has no A or AAAA
- *   there: nobody can reach it (RFC 1034 §4.2.2; BIND refuses to load such a zone).
+ * - NS_TARGET_NO_ADDRESS: an apex NS whose name server is in the zone (not below a delegation) and has no A or
+ *   AAAA there: nobody can reach it (RFC 1034 §4.2.2; BIND refuses to load such a zone). A delegation's NS of
+ *   that kind is BIND's warning and loads: it is TARGET_MISSING or TARGET_NO_ADDRESS, as an MX's would be.
  * - APEX_NS_NOT_AT_PARENT: the apex NS set is not the one the parent lists, as the health checker last saw it
  *   (`apexNsNotAtParent`): the two sides of the cut disagree (RFC 1034 §4.2.2), and resolvers follow the parent's
  *   referral until they meet the zone's own set (RFC 2181 §5.4.1).
  *
- * Each finding has a severity (FINDING_SEVERITY): a change set's plan refuses one that makes an error
- * (services/zones/change-plan.ts) and answers and keeps the warnings; the single-record writes, an import and
- * `checkZone` answer both as warnings, as they always did.
+ * Each finding has a severity (FINDING_SEVERITY): a change set's plan and a single record's write refuse one
+ * that makes an error (services/zones/zone-warnings.ts, `refusesChange`) and answer and keep the warnings; an
+ * import and `checkZone` answer both as warnings.
  *
  * Plain functions over a zone's records (owners relative, '@' the apex; names in RDATA absolute), so that a
  * write can check the few names it touches and `checkZone` the whole zone with the same code.
@@ -233,7 +234,7 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
         'TARGET_IS_CNAME',
         `${where}: the target is an alias (CNAME); ${record.type} must name a host directly (RFC 2181 §10.3)`,
       );
-    } else if (record.type === 'NS' && !targetRecords.some((r) => ADDRESS.has(r.type))) {
+    } else if (record.type === 'NS' && record.owner === '@' && !targetRecords.some((r) => ADDRESS.has(r.type))) {
       warn(
         record,
         'NS_TARGET_NO_ADDRESS',

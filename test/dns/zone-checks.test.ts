@@ -80,6 +80,13 @@ const CASES: [string, ReturnType<typeof rr>[], string[], RegExp | undefined][] =
     /MX 'nothere\.z\.test' has no address records/,
   ],
   ['a delegation without its glue', [rr('sub', 'NS', 'ns.sub.z.test.')], ['sub NS GLUE_MISSING'], /has no REQUIRED GLUE address records/],
+  // a delegation's name server in the zone, not below it: BIND reports it and loads the zone (an apex NS it refuses)
+  [
+    'a delegation whose name server is in the zone, without address',
+    [rr('sub', 'NS', 'ns3.z.test.'), rr('sub2', 'NS', 'ns4.z.test.'), rr('ns4', 'TXT', '"x"')],
+    ['sub NS TARGET_MISSING', 'sub2 NS TARGET_NO_ADDRESS'],
+    /sub\.z\.test\/NS 'ns3\.z\.test' has no address records[^]*sub2\.z\.test\/NS 'ns4\.z\.test' has no address records/,
+  ],
   ['a CNAME to a name that is not there', [rr('cn', 'CNAME', 'nothere.z.test.')], ['cn CNAME TARGET_MISSING'], undefined],
   [
     'data beside and below a delegation',
@@ -143,6 +150,13 @@ const ERRORS: [string, ReturnType<typeof rr>[], string[], 'fails' | 'reports' | 
     /NS 'alias\.z\.test' is a CNAME/,
   ],
   ['an in-zone NS without address', [rr('@', 'NS', 'ns2.z.test.')], ['@ NS NS_TARGET_NO_ADDRESS'], 'fails', /has no address records/],
+  [
+    "a delegation's in-zone NS without address: a warning",
+    [rr('sub', 'NS', 'ns3.z.test.')],
+    [],
+    'reports',
+    /sub\.z\.test\/NS 'ns3\.z\.test' has no address records/,
+  ],
   ['a delegation without glue', [rr('sub', 'NS', 'ns.sub.z.test.')], ['sub NS GLUE_MISSING'], 'reports', /has no REQUIRED GLUE/],
   [
     'data below a delegation',

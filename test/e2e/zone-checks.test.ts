@@ -1,6 +1,7 @@
 /**
  * Zone checks through the API: a single record's write that makes an MX point at an alias, or a delegation
- * without its glue, is taken with a warning, a change set's plan refuses it (docs/changes.md) (GraphQL `extensions.warnings`), an import reports the same in its warnings (and a
+ * without its glue, is refused as a change set's plan refuses it (docs/changes.md), and one with a warning is
+ * written with it (GraphQL `extensions.warnings`); an import reports the same in its warnings (and a
  * dry run shows the SOA's change with the records'), and `checkZone` (GraphQL, REST) lists a whole zone's. A change
  * set's warnings are kept with its history entry (GraphQL `Domain.changes`, REST `GET /api/domain/changes/{zone}`),
  * and a key that may not read the RRset sees none; `Domain.strictChecks` and `Domain.requiredApprovals` read the
@@ -25,15 +26,19 @@ afterAll(async () => {
 
 const codes = (res: any) => (res.body.extensions?.warnings ?? []).map((w: any) => w.code);
 
-test('a record whose target is an alias is written, with a warning', async () => {
+test('a record whose target is an alias is refused as a change set would be; a target not there is written, with a warning', async () => {
   // the new zone's www is a CNAME to the apex
   const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'MX', rdata: `10 www.${ZONE}.`, ttl: 3600 } });
-  expect(res.errors).toBeUndefined();
-  expect(res.data.createRecord.type).toBe('MX');
-  expect(codes(res)).toEqual(['TARGET_IS_CNAME']);
+  expect(res.errors?.[0].extensions.code).toBe('ZONE_RULE_VIOLATION');
+  expect(res.errors?.[0].extensions.details.map((d: any) => [d.field, d.code, d.severity])).toEqual([
+    ['rdata', 'TARGET_IS_CNAME', 'error'],
+  ]);
+  const warned = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'MX', rdata: `10 mail.${ZONE}.`, ttl: 3600 } });
+  expect(warned.errors).toBeUndefined();
+  expect(codes(warned)).toEqual(['TARGET_MISSING']);
 });
 
-test('a change set adding a delegation without its glue is refused, naming it; a single record write takes it with a warning', async () => {
+test('a delegation without its glue is refused, naming it, by a change set and a single record write alike', async () => {
   const apply = `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`;
   const res = await app.gql(apply, {
     z: ZONE,
@@ -46,30 +51,36 @@ test('a change set adding a delegation without its glue is refused, naming it; a
   expect(res.errors?.[0].extensions.details.map((d: any) => [d.field, d.code, d.severity])).toEqual([
     ['changes[1].rdata', 'GLUE_MISSING', 'error'],
   ]);
-  // a plan's error is a single record's warning (docs/changes.md)
   expect(codes(await app.gql(apply, { z: ZONE, c: [{ kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 }] }))).toEqual(
     [],
   );
+  // one policy of findings (docs/changes.md): a plan's error refuses a single record's write too
   const single = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 } });
-  expect(codes(single)).toEqual(['GLUE_MISSING']);
+  expect(single.errors?.[0].extensions.details.map((d: any) => [d.field, d.code, d.severity])).toEqual([
+    ['rdata', 'GLUE_MISSING', 'error'],
+  ]);
+  // its glue first, then the delegation: written
+  expect(
+    (await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'ns.sub', type: 'A', rdata: '192.0.2.53', ttl: 3600 } })).errors,
+  ).toBeUndefined();
+  const glued = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 } });
+  expect(glued.errors).toBeUndefined();
+  expect(codes(glued)).toEqual([]);
 });
 
 test("checkZone lists the whole zone's warnings (GraphQL and REST alike)", async () => {
   const gql = await app.gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code } } }`, { z: ZONE });
   expect(gql.errors).toBeUndefined();
-  expect(gql.data.checkZone.warnings).toEqual([
-    { owner: '@', type: 'MX', code: 'TARGET_IS_CNAME' },
-    { owner: 'sub', type: 'NS', code: 'GLUE_MISSING' },
-  ]);
+  expect(gql.data.checkZone.warnings).toEqual([{ owner: '@', type: 'MX', code: 'TARGET_MISSING' }]);
   const rest = await app.http.get(`/api/domain/check/${ZONE}`).set('X-API-Key', ADMIN_KEY);
   expect(rest.status).toBe(200);
-  expect(rest.body.warnings.map((w: any) => w.code)).toEqual(['TARGET_IS_CNAME', 'GLUE_MISSING']);
+  expect(rest.body.warnings.map((w: any) => w.code)).toEqual(['TARGET_MISSING']);
 });
 
 test("an import dry run shows the SOA's change and the zone checks' warnings", async () => {
   const res = await app.gql(
     `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE, dryRun: true) { serial addedRecords removedRecords warnings { code message } } }`,
-    { z: ZONE, t: `$ORIGIN ${ZONE}.\ncn 3600 IN CNAME gone.${ZONE}.\n` },
+    { z: ZONE, t: `$ORIGIN ${ZONE}.\ncn 3600 IN CNAME gone.${ZONE}.\nmx 3600 IN MX 10 www.${ZONE}.\n` },
   );
   expect(res.errors).toBeUndefined();
   const result = res.data.importZone;
@@ -80,7 +91,7 @@ test("an import dry run shows the SOA's change and the zone checks' warnings", a
     ]),
   );
   expect(result.removedRecords).toEqual([expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA `))]);
-  expect(result.warnings.map((w: any) => w.code)).toEqual(expect.arrayContaining(['TARGET_MISSING', 'TARGET_IS_CNAME', 'GLUE_MISSING']));
+  expect(result.warnings.map((w: any) => w.code)).toEqual(expect.arrayContaining(['TARGET_MISSING', 'TARGET_IS_CNAME']));
 });
 
 test("a change set's warnings are kept with its change and read from the history (GraphQL, REST); a key that may not read the RRset sees none", async () => {

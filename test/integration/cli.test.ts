@@ -79,13 +79,18 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
     serial: JSON.parse(loaded.out).serial,
   });
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/multi\s+300\s+A\s+192\.0\.2\.32/);
-  // the zone checks: an MX at the default www CNAME is one warning
+  // the zone checks: an MX at the default www CNAME is refused, as a change set's plan refuses it; an MX at a name
+  // not there is written, with one warning
   const mx = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 www.cli.example.', '--ttl', '3600'], asUser);
-  expect(mx.code).toBe(0);
-  expect(mx.err).toContain('warning: @ MX → www.cli.example.: the target is an alias (CNAME)');
+  expect(mx.code).toBe(1);
+  expect(mx.err).toContain('ZONE_RULE_VIOLATION');
+  expect(mx.err).toContain('@ MX → www.cli.example.: the target is an alias (CNAME)');
+  const warned = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 nomail.cli.example.', '--ttl', '3600'], asUser);
+  expect(warned.code).toBe(0);
+  expect(warned.err).toContain('warning: @ MX → nomail.cli.example.: no such name in the zone');
   const checked = await cli(['zone', 'check', 'cli.example'], asUser);
   expect(checked.code).toBe(0);
-  expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_IS_CNAME/);
+  expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_MISSING/);
   // DNSSEC: enabling prints the keys and the DS for the parent, status shows them, disabling asks or takes --yes, and waits for the parent unless forced
   const signed = await cli(['dnssec', 'enable', 'cli.example'], asUser);
   expect(signed.code).toBe(0);
@@ -508,6 +513,15 @@ test('zone import into a zone that does not exist: a script is told --create; --
   );
   expect(stored.data.domain.user.email).toBe('import-new@example.org');
   expect(stored.data.records.nodes.map((r: any) => `${r.owner} ${r.rdata}`).sort()).toEqual(['mail 192.0.2.41', 'web 192.0.2.40']);
+  // a file the service refuses leaves no zone behind: the zone made for it is deleted again
+  const bad = path.join(path.dirname(file), 'bad.zone');
+  writeFileSync(bad, '$TTL 300\nweb IN A 192.0.2.40\nmail IN A not-an-address\n');
+  const refused = await cli(['zone', 'import', 'refused-import.example', bad, '--merge', '--create'], asUser);
+  expect([refused.code, refused.out]).toEqual([1, '']);
+  expect(refused.err).toContain(`created zone refused-import.example (account import-new@example.org); importing ${bad}\n`);
+  expect(refused.err).toContain('the file was refused: zone refused-import.example, created for it, is deleted again\n');
+  expect(refused.err).toMatch(/^error: INVALID_ZONE_FILE: /m);
+  expect(await exists('refused-import.example')).toBe(false);
   // the admin key acts for every account: it names the new zone's, or is told to
   const unnamed = await cli(['zone', 'import', 'other-import.example', file, '--create']);
   expect([unnamed.code, unnamed.err]).toEqual([2, expect.stringContaining('--user USER')]);

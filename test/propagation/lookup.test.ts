@@ -83,9 +83,10 @@ describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot ans
       ['@', 'MX', '20 mx.example.net.'],
       ['mail', 'A', '192.0.2.25'],
       ['_sip._tcp', 'SRV', `10 60 5060 host.${ZONE2}.`],
+      // the glue before the delegation that needs it: a delegation without it is refused (GLUE_MISSING)
+      ['ns1.sub', 'A', '192.0.2.53'],
       ['sub', 'NS', `ns1.sub.${ZONE2}.`],
       ['sub', 'NS', 'ns.example.net.'],
-      ['ns1.sub', 'A', '192.0.2.53'],
     ]) {
       const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
         r: { zone: ZONE2, owner, type, rdata, ttl: 300 },

@@ -70,6 +70,8 @@ const CASES: [string, string[], ZoneChangeSpec[], string[], boolean][] = [
   ],
   ['a delegation whose name server has no glue', [], [add('sub', 'NS', 'ns.sub')], ['changes[0].rdata GLUE_MISSING error'], true],
   ['an in-zone NS name without an address', [], [add('@', 'NS', 'ns2')], ['changes[0].rdata NS_TARGET_NO_ADDRESS error'], true],
+  // a delegation's name server in the zone (not below it) without an address: BIND says so and loads the zone
+  ['a delegation to an in-zone name server not there', [], [add('sub', 'NS', 'ns3')], ['rdata TARGET_MISSING warning'], false],
   ['a CNAME to a name not in the zone', [], [add('cn', 'CNAME', 'nothere')], ['rdata TARGET_MISSING warning'], false],
   ['an MX to a name not in the zone', [], [add('@', 'MX', '10 nothere')], ['rdata TARGET_MISSING warning'], false],
   ['an SRV to a name not in the zone', [], [add('_x._tcp', 'SRV', '0 0 1 nothere')], ['rdata TARGET_MISSING warning'], false],

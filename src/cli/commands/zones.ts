@@ -130,21 +130,20 @@ export function registerZoneCommands(program: Command): void {
         options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean; create?: boolean; user?: string },
       ) => {
         const text = readFileSync(file, 'utf8');
-        if (!(await zoneExists(name))) await createForImport(name, file, options);
-        const result = (
-          await gql(
-            `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
+        const created = !(await zoneExists(name)) && (await createForImport(name, file, options));
+        const importing = gql(
+          `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
         importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords
           warnings { line code message } changeRequest { id status requiredApprovals } } }`,
-            {
-              z: name,
-              t: text,
-              m: options.merge ? 'MERGE' : 'REPLACE',
-              d: options.dryRun ?? false,
-              p: options.clampTtls ? 'CLAMP' : 'REFUSE',
-            },
-          )
-        ).importZone;
+          {
+            z: name,
+            t: text,
+            m: options.merge ? 'MERGE' : 'REPLACE',
+            d: options.dryRun ?? false,
+            p: options.clampTtls ? 'CLAMP' : 'REFUSE',
+          },
+        );
+        const result = (created ? await leavingNothingIfRefused(name, importing) : await importing).importZone;
         if (program.opts().json) return print(program, result);
         for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
         // a zone that requires approvals: the RRsets the file changes wait as a change request
@@ -284,7 +283,11 @@ export function registerZoneCommands(program: Command): void {
  * creates nothing either. The zone is created as `zone add` creates it (createDomain: the settings' default
  * records), for --user or the one account the key acts for.
  */
-async function createForImport(name: string, file: string, options: { dryRun?: boolean; create?: boolean; user?: string }) {
+async function createForImport(
+  name: string,
+  file: string,
+  options: { dryRun?: boolean; create?: boolean; user?: string },
+): Promise<boolean> {
   const missing = `no zone ${name} (it does not exist, or this key cannot see it)`;
   // the admin key acts for every account: it names the new zone's
   const how = `--create creates it and imports ${file} into it (with the admin key, --user USER names its account)`;
@@ -300,6 +303,26 @@ async function createForImport(name: string, file: string, options: { dryRun?: b
     { u: userId.id, z: name },
   );
   process.stderr.write(`created zone ${createDomain.name} (account ${userId.label}); importing ${file}\n`);
+  return true;
+}
+
+/**
+ * The import into a zone made for it: a file the service refuses (all or nothing, so none of it is written) takes
+ * the zone with it, deleted again, so that a refused `zone import --create` leaves no zone behind. The refusal is
+ * what the command answers; a zone that could not be deleted is said on stderr.
+ */
+async function leavingNothingIfRefused<T>(name: string, importing: Promise<T>): Promise<T> {
+  try {
+    return await importing;
+  } catch (refused) {
+    try {
+      await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+      process.stderr.write(`the file was refused: zone ${name}, created for it, is deleted again\n`);
+    } catch (error) {
+      process.stderr.write(`the file was refused, and zone ${name}, created for it, is still there: ${(error as Error).message}\n`);
+    }
+    throw refused;
+  }
 }
 
 /** the account a zone created for an import is for: --user, or the only account the key sees (the admin key sees all: it names one) */

@@ -96,7 +96,7 @@ export class ZoneChangeEntry {
 
   @Field(() => [ZoneChangeFinding], {
     description:
-      'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are no change set (a single record, an import, the service’s own).',
+      'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are neither a change set nor a person’s single-record write (an import, the service’s own).',
   })
   findings!: ZoneChangeFinding[];
 }

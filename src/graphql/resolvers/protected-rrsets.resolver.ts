@@ -4,7 +4,8 @@ import { DomainType } from '../types/domain.type';
 
 @ObjectType('ProtectedRrset', {
   simpleResolvers: true,
-  description: 'An RRset of a zone locked by its owners: no write of any edge changes it until it is unlocked (RRSET_PROTECTED).',
+  description:
+    'An RRset of a zone locked by its owners: no write of any edge changes it until it is unlocked (RRSET_PROTECTED; a steered RRset is held the same way by steering, RRSET_STEERED).',
 })
 export class ProtectedRrsetType {
   @Field({ description: "Owner, relative to the zone ('@' = apex)." })

@@ -53,12 +53,18 @@ export class RecordResolver {
     return ctx.services.records.get(ctx, parseId(id, 'id'));
   }
 
-  @Mutation(() => RecordType)
+  @Mutation(() => RecordType, {
+    description:
+      'Adds a record. Held to the zone checks as a change set is: a finding of severity error (a zone BIND would not load, a record never served) refuses it with ZONE_RULE_VIOLATION, naming the finding in details; a warning is answered in extensions.warnings and kept with its history entry (Change.findings).',
+  })
   createRecord(@Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.records.create(ctx, input);
   }
 
-  @Mutation(() => RecordType, { description: 'Replaces a record. An SOA edit must raise the serial (RFC 1982).' })
+  @Mutation(() => RecordType, {
+    description:
+      'Replaces a record. An SOA edit must raise the serial (RFC 1982). Held to the zone checks as createRecord is: an error refuses it (ZONE_RULE_VIOLATION), a warning is answered and kept with its history entry.',
+  })
   updateRecord(@Arg('id', () => ID) id: string, @Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.records.update(ctx, parseId(id, 'id'), input);
   }

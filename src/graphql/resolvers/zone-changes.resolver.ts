@@ -200,7 +200,7 @@ export class ZoneChangesResult {
 export class ZoneChangesResolver {
   @Mutation(() => ZoneChangesResult, {
     description:
-      'Applies a set of changes to one zone, all or nothing: the zone rules and checks hold after the whole set (an error refuses it; a protected RRset is RRSET_PROTECTED), the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+      'Applies a set of changes to one zone, all or nothing: the zone rules and checks hold after the whole set (an error refuses it; a protected RRset is RRSET_PROTECTED, a steered one RRSET_STEERED), the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
   async applyZoneChanges(
     @Arg('zone') zone: string,

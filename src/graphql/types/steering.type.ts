@@ -275,7 +275,7 @@ export class SteeringRuleType {
 @ObjectType('SteeredRrset', {
   simpleResolvers: true,
   description:
-    'An A, AAAA or CNAME RRset whose records the service decides from health checks (docs/steering.md) and publishes as ordinary records: the healthy members of the first pool with enough of them, else the next pool, else the backup values (or nothing).',
+    'An A, AAAA or CNAME RRset whose records the service decides from health checks (docs/steering.md) and publishes as ordinary records: the healthy members of the first pool with enough of them, else the next pool, else the backup values (or nothing). Any other write that would change its records is refused with RRSET_STEERED, as a locked RRset’s is with RRSET_PROTECTED.',
 })
 export class SteeredRrsetType {
   @Field(() => ID)

@@ -9,7 +9,7 @@ import type { DisabledRecord } from '../../repositories/disabled-records';
 import { guardedProblems } from '../../repositories/protected-rrsets';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
-import { findingDetail } from './zone-warnings';
+import { findingDetail, refusesChange } from './zone-warnings';
 
 /*
  * A change set planned: the functional core of the write path, as octoDNS's Plan and DNSControl's diff. The
@@ -416,7 +416,7 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
   // too on a zone with strictChecks), each named by the change that adds its record
   const strict = policy.guards?.strictChecks ?? false;
   const findings = written.length ? checkZoneRecords(name, desired, written) : [];
-  const refusing = findings.filter((f) => f.severity === 'error' || strict);
+  const refusing = findings.filter((f) => refusesChange(f, strict));
   if (refusing.length) {
     const found = refusing.map((f) => findingDetail(f, addedBy({ owner: f.owner, type: f.type, rdata: f.rdata ?? '' })));
     return refusal(found, errorFromProblems(found));

@@ -12,8 +12,9 @@ import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { disabledOfZone, writeDisabledRecords } from '../../repositories/disabled-records';
-import { ownersToCheck } from '../../dns/zone-checks';
-import { warnAbout } from './zone-warnings';
+import { ownersToCheck, type ZoneWarning } from '../../dns/zone-checks';
+import { findingDetail, findingsOfWrite, warnAbout } from './zone-warnings';
+import { journalFindings } from '../write-engine/apply-plan';
 
 /** a record as the API gives it: RDATA as presentation text (`rdata`) or as typed fields (`data`, one member) */
 export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
@@ -81,9 +82,12 @@ export class RecordsService {
       requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
+      // the zone checks, as a change set's plan holds them: an error refuses the write (a zone BIND would not
+      // load), a warning is written with it, kept in its history entry (docs/changes.md, "Checks on every plan")
+      const findings = findingsOfWrite(zone, [...change.zone.sameOwner, record], [record], change.zone.strictChecks);
       change.insert(record, { toggled: await takeKeptDisabled(change, record) });
-      const [id] = await change.commit();
-      warnAbout(ctx, zone, [...change.zone.sameOwner, record], [record]);
+      const [id] = await change.commit(keptFindings(findings));
+      warnAbout(ctx, findings);
       return { ...record, id, domainId: change.zone.id, zone };
     });
   }
@@ -113,11 +117,13 @@ export class RecordsService {
         const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
         if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
         if (problems.length) throw errorFromProblems(problems, next.type);
+        const others = change.zone.sameOwner.filter((r) => r.id !== id);
+        const findings = findingsOfWrite(zone, [...others, next], [next], change.zone.strictChecks);
         // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
         await takeKeptDisabled(change, next);
         change.replace(current, next);
-        await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
-        warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
+        await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined, ...keptFindings(findings) });
+        warnAbout(ctx, findings);
         return { ...next, id, domainId: change.zone.id, zone };
       },
     );
@@ -198,4 +204,9 @@ async function takeKeptDisabled(change: ZoneChange, record: CanonicalRecord): Pr
   change.requireLock();
   await writeDisabledRecords(change.connection, change.zone.id, { removed: [record], added: [] });
   return true;
+}
+
+/** a write's findings as its journal row keeps them (as a change set's: the history says what it was warned of) */
+function keptFindings(findings: readonly ZoneWarning[]): { findings?: ReturnType<typeof journalFindings> } {
+  return findings.length ? { findings: journalFindings(findings.map((f) => findingDetail(f))) } : {};
 }
