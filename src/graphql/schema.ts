@@ -33,6 +33,7 @@ import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
+import { OperationLimitsResolver } from './resolvers/operation-limits.resolver';
 import { installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
@@ -71,6 +72,7 @@ export const RESOLVERS = [
   ProtectedRrsetsResolver,
   SteeredRrsetResolver,
   ChangeRequestsResolver,
+  OperationLimitsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -79,12 +79,25 @@ export class DomainResolver {
     return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
   }
 
+  @Query(() => DomainType, {
+    nullable: true,
+    description:
+      'One zone by id or name, or null when there is none the key may see: `domain` beside it answers ZONE_NOT_FOUND, an error that, its field being non-null, takes the whole `data` of the query with it; this one leaves the query’s other fields their answers.',
+  })
+  async findDomain(
+    @Arg('id', () => ID, { nullable: true }) id: string | undefined,
+    @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<DomainType | null> {
+    return ctx.services.domains.find(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
+  }
+
   @Mutation(() => DomainType, {
     description: 'Creates a zone with the records of a template: `template`, or the default SOA, NS and www CNAME records.',
   })
   createDomain(@Arg('input') input: CreateDomainInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.domains.create(ctx, {
-      userId: parseId(input.userId, 'userId'),
+      userId: parseOptionalId(input.userId, 'userId'),
       zone: input.zone,
       template: input.template,
       kind: input.kind ?? undefined,

@@ -3,7 +3,9 @@ import { scopeUserId } from '../../auth/principal';
 import { readsRecord, requireAllowed, seesZone } from '../../auth/policy';
 import { readRulesOf } from '../../auth/policy';
 import { parseApiRecord, RecordInput, type CanonicalRecord } from '../../dns/record';
-import { rdataFromFields, typedRdataMember } from '../../dns/rdata-fields';
+import { fieldApiName, rdataFromFields, typedRdataMember } from '../../dns/rdata-fields';
+import { rdataFieldOf, type Problem } from '../../dns/problem';
+import type { RecordTypeDefinition } from '../../dns/record-types';
 import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
@@ -143,8 +145,11 @@ export class RecordsService {
     return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
   }
 
-  /** the presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them) */
-  private rdataOf(input: RecordChangeInput): string {
+  /**
+   * The presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them);
+   * for `data`, where its problems are to be named (`typedAt`)
+   */
+  private rdataOf(input: RecordChangeInput): { rdata: string; typedAt?: (problems: ErrorDetail[]) => ErrorDetail[] } {
     const given = input.rdata !== undefined && input.rdata !== null;
     const data = input.data ?? undefined;
     if (given === (data !== undefined)) {
@@ -154,10 +159,10 @@ export class RecordsService {
         'RDATA_OR_DATA',
       );
     }
-    if (given) return input.rdata as string;
+    if (given) return { rdata: input.rdata as string };
     const members = Object.entries(data!).filter(([, value]) => value !== undefined && value !== null);
     if (members.length !== 1)
-      throw DomainError.invalid('data', `data: set exactly one member (the record type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
+      throw DomainError.invalid('data', `data: set exactly one member (the record's type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
     const [member, values] = members[0];
     const definition = getRecordType(String(input.type ?? '').trim());
     if (!definition || typedRdataMember(definition.type) !== member) {
@@ -169,20 +174,34 @@ export class RecordsService {
     }
     const built = rdataFromFields(definition, values!, `data.${member}`);
     if (!built.ok) throw errorFromProblems(built.problems, definition.type);
-    return built.rdata;
+    return { rdata: built.rdata, typedAt: (problems) => problems.map((p) => atTypedField(p, definition, member)) };
   }
 
   private parse(ctx: RequestContext, zone: string, change: RecordChangeInput) {
-    const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata: this.rdataOf(change) };
+    const { rdata, typedAt = (problems: ErrorDetail[]) => problems } = this.rdataOf(change);
+    const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata };
     const parsed = parseApiRecord(zone, input, this.settings.allowedTtls);
-    if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
+    if (!parsed.ok) throw errorFromProblems(typedAt(parsed.problems), input.type);
     // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
     // file only warns (its author wrote master-file syntax on purpose)
     const repeats = parsed.warnings.filter((w) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
-    if (repeats.length) throw errorFromProblems(repeats, input.type);
+    if (repeats.length) throw errorFromProblems(typedAt(repeats), input.type);
     ctx.warnings?.push(...parsed.warnings);
     return parsed.record;
   }
+}
+
+/**
+ * A problem of RDATA put together from typed fields, named where the caller gave it: the field its parser named
+ * (`data.mx.preference`), the only field of a type that has one, else the type's member (`data.mx`); a form
+ * shows it beside that input. Problems of other fields (owner, ttl) stay as they are.
+ */
+function atTypedField(p: ErrorDetail, definition: RecordTypeDefinition, member: string): ErrorDetail {
+  if (p.field !== 'rdata') return p;
+  const named = rdataFieldOf(p as Problem);
+  const field = definition.fields.find((f) => f.name === named) ?? (definition.fields.length === 1 ? definition.fields[0] : undefined);
+  const at = field ? `data.${member}.${fieldApiName(field.name)}` : `data.${member}`;
+  return { ...p, field: at, message: p.message.replace(/^rdata:/, `${at}:`) };
 }
 
 /**
