@@ -11,12 +11,12 @@ import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
 import { HealthResolver } from './resolvers/health.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
-import { RecordResolver } from './resolvers/record.resolver';
+import { RecordRemovalResolver, RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
-import { HistoryResolver } from './resolvers/history.resolver';
-import { LiveResolver } from './resolvers/live.resolver';
+import { HistoryResolver, ZoneChangeEntryResolver, ZoneChangesResultResolver } from './resolvers/history.resolver';
+import { LiveResolver, ZoneChangedEventResolver } from './resolvers/live.resolver';
 import { DnssecResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
 import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
@@ -41,6 +41,7 @@ export const RESOLVERS = [
   AttentionResolver,
   DomainResolver,
   RecordResolver,
+  RecordRemovalResolver,
   ApiKeyResolver,
   RecordTypeResolver,
   PropagationResolver,
@@ -48,7 +49,10 @@ export const RESOLVERS = [
   ZoneFileResolver,
   ZoneChangesResolver,
   HistoryResolver,
+  ZoneChangeEntryResolver,
+  ZoneChangesResultResolver,
   LiveResolver,
+  ZoneChangedEventResolver,
   TsigKeyResolver,
   DnssecResolver,
   AuditResolver,

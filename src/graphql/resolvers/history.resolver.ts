@@ -6,9 +6,11 @@ import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
 import { connection, Connection, ConnectionValue } from '../types/connection';
 import { DomainType } from '../types/domain.type';
+import { RecordType } from '../types/record.type';
 import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
+import { forgetZone } from '../loaders';
 
 @ObjectType('ChangeAuthor', {
   simpleResolvers: true,
@@ -99,6 +101,16 @@ export class ZoneChangeEntry {
       'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are no change set (a single record, an import, the service’s own).',
   })
   findings!: ZoneChangeFinding[];
+
+  @Field(() => [ID], {
+    description:
+      'The ids of the records the change deleted (`removed`, the SOA’s serial step and a record edited in place aside: those keep their ids and are in `records`); a client’s normalised cache evicts them. Empty for a change journalled before 2026-11-29.',
+  })
+  removedRecordIds!: number[];
+
+  /** not exposed: the zone, for `records` */
+  domainId!: number;
+  zoneName!: string;
 }
 
 @ObjectType('ZoneChangeConnection', { simpleResolvers: true })
@@ -130,19 +142,29 @@ class ChangesArgs {
   after?: string | null;
 }
 
+/** the ids of the rows a change deleted, in its journal's order */
+function deletedIds(removed: HistoryRow['removed']): number[] {
+  const ids: number[] = [];
+  for (const record of removed) if (record.id !== undefined) ids.push(record.id);
+  return ids;
+}
+
 /**
  * A journal row as an entry, its fields named one by one: an object spread followed by a field the object does not
  * have takes V8's slow path (half a microsecond an object in Node 20, against a hundredth for the fields named), and
  * a history page makes one for every change and finding.
  */
-export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
+export const toEntry = (row: HistoryRow, zone: { id: number; name: string }): ZoneChangeEntry => ({
   id: row.id,
+  domainId: zone.id,
+  zoneName: zone.name,
   kind: row.kind,
   serialBefore: row.serialBefore,
   serialAfter: row.serialAfter,
   createdAt: row.createdAt,
   added: row.added,
   removed: row.removed,
+  removedRecordIds: deletedIds(row.removed),
   findings: row.findings.map((f) => ({
     code: f.code,
     severity: f.severity,
@@ -165,6 +187,49 @@ export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
         },
 });
 
+/** What a change wrote, as records a client's cache merges by id (docs/graphql.md, «Writes and events»). */
+@Resolver(() => ZoneChangeEntry)
+export class ZoneChangeEntryResolver {
+  @FieldResolver(() => [RecordType], {
+    description:
+      'The records the change wrote (`added`: each added or edited, the SOA’s serial step included) with their ids, as the zone holds them now: one removed or changed since is left out. With `removedRecordIds` and the zone’s `serial` and `recordCount`, what a client’s cache needs to follow the change without reading the zone again.',
+  })
+  records(@Root() entry: ZoneChangeEntry, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.records.written(ctx, { id: entry.domainId, name: entry.zoneName }, entry.added);
+  }
+}
+
+/**
+ * What a change set's write answers of what it touched, by the same rule as the zoneChanged event: its entry of
+ * the history (`change`: its records with ids, the ids it deleted) and the zone as it left it (`domain`).
+ * `revertZone` answers the same type.
+ */
+@Resolver(() => ZoneChangesResult)
+export class ZoneChangesResultResolver {
+  @FieldResolver(() => DomainType, {
+    nullable: true,
+    description: 'The zone as the set left it (its serial, its recordCount; a dry run or a change request: as it is); null if it was deleted since.',
+  })
+  async domain(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<DomainType | null> {
+    const zone = await ctx.services.domains.find(ctx, { name: result.zone });
+    // the zone's facts (recordCount) as the write left them, not as this operation read them before
+    if (zone) forgetZone(ctx.loaders, zone.id);
+    return zone;
+  }
+
+  @FieldResolver(() => ZoneChangeEntry, {
+    nullable: true,
+    description:
+      'The change the set wrote, as the history and the zoneChanged event show it: its `records` with their ids, its `removedRecordIds`, its author and findings. Null for a dry run, a set that changed nothing and a change request.',
+  })
+  async change(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<ZoneChangeEntry | null> {
+    if (result.dryRun || result.changeRequest || result.serial === result.serialBefore) return null;
+    const zone = await ctx.services.domains.find(ctx, { name: result.zone });
+    const row = zone && (await ctx.services.history.changeAt(ctx, zone, result.serial));
+    return row ? toEntry(row, zone) : null;
+  }
+}
+
 /** The change history of a zone: `Domain.changes`, `Domain.diff` and `revertZone` (HistoryService). */
 @Resolver(() => DomainType)
 export class HistoryResolver {
@@ -182,7 +247,7 @@ export class HistoryResolver {
       () => ctx.services.history.count(ctx, domain),
       info,
     );
-    return { ...page, nodes: page.nodes.map(toEntry) };
+    return { ...page, nodes: page.nodes.map((row) => toEntry(row, domain)) };
   }
 
   @FieldResolver(() => ZoneDiff, {

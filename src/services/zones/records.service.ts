@@ -9,7 +9,8 @@ import type { RecordTypeDefinition } from '../../dns/record-types';
 import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
-import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../../repositories/read-model';
+import { countRecords, listRecords, PageRequest, RecordFilter, recordsByIdentity, RecordRow } from '../../repositories/read-model';
+import type { JournalRecord } from '../../entities/change.entity';
 import type { RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { WriteEngine, ZoneChange } from '../write-engine';
@@ -62,6 +63,16 @@ export class RecordsService {
 
   count(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): Promise<number> {
     return countRecords(ctx.db, this.scoped(ctx, filter));
+  }
+
+  /**
+   * The records a change wrote (its journal's additions: ZoneChangeEntry.records) that the zone holds now, with
+   * their ids, among those the caller may read
+   */
+  async written(ctx: RequestContext, zone: { id: number; name: string }, added: readonly JournalRecord[]): Promise<RecordRow[]> {
+    const policy = ctx.principal.policy;
+    const readable = added.filter((r) => readsRecord(policy, zone.name, r.owner, r.type));
+    return ctx.db.connection((sql) => recordsByIdentity(sql, zone, readable));
   }
 
   async get(ctx: RequestContext, id: number): Promise<RecordRow> {
@@ -125,8 +136,9 @@ export class RecordsService {
     );
   }
 
-  async delete(ctx: RequestContext, id: number): Promise<void> {
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
+  /** Deletes one record; answers the zone it was of (by id and name) */
+  async delete(ctx: RequestContext, id: number): Promise<{ id: number; name: string }> {
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
         throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
@@ -135,6 +147,7 @@ export class RecordsService {
       if (problems.length) throw errorFromProblems(problems, target.type);
       change.remove(target);
       await change.commit();
+      return { id: change.zone.id, name: change.zone.name };
     });
   }
 
