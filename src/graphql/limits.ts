@@ -70,7 +70,9 @@ export interface OperationLimitFigures {
 }
 
 /** the figures of the settings the service runs with (app.ts hands the same settings to `operationLimits`) */
-export function operationLimitFigures(settings: Pick<Settings, 'graphqlMaxComplexity' | 'graphqlMaxDepth' | 'maxPageSize'>): OperationLimitFigures {
+export function operationLimitFigures(
+  settings: Pick<Settings, 'graphqlMaxComplexity' | 'graphqlMaxDepth' | 'maxPageSize'>,
+): OperationLimitFigures {
   return {
     maxCost: settings.graphqlMaxComplexity,
     maxDepth: settings.graphqlMaxDepth,

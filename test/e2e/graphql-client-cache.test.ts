@@ -113,9 +113,12 @@ test('applyZoneChanges, createRecord, updateRecord and removeRecord answer recor
   expectAmongFresh(replaced.data.applyZoneChanges.change.records, fresh);
   expect(replaced.data.applyZoneChanges.change.records.map((r: any) => r.owner).sort()).toEqual(['@', 'd']);
   // the history shows the same entry the write answered
-  const history = await app.gql(`query($z: String!) { domain(name: $z) { changes(first: 1) { nodes { removedRecordIds records { id } } } } }`, {
-    z: ZONE,
-  });
+  const history = await app.gql(
+    `query($z: String!) { domain(name: $z) { changes(first: 1) { nodes { removedRecordIds records { id } } } } }`,
+    {
+      z: ZONE,
+    },
+  );
   expect(history.data.domain.changes.nodes[0]).toEqual({
     removedRecordIds: [b.id],
     records: replaced.data.applyZoneChanges.change.records.map((r: any) => ({ id: r.id })),
@@ -210,7 +213,9 @@ test('a typed MX input: each problem at its field, the top-level code agreeing w
 });
 
 test('findDomain answers null for a zone that is not there, beside the query’s other fields', async () => {
-  const res = await app.gql(`{ missing: findDomain(name: "not-there.example") { id } here: findDomain(name: "${ZONE}") { name } operationLimits { maxDepth } }`);
+  const res = await app.gql(
+    `{ missing: findDomain(name: "not-there.example") { id } here: findDomain(name: "${ZONE}") { name } operationLimits { maxDepth } }`,
+  );
   expect(res.errors).toBeUndefined();
   expect(res.data).toEqual({ missing: null, here: { name: ZONE }, operationLimits: { maxDepth: expect.any(Number) } });
   // another user's zone is not there for a user's key either
@@ -237,7 +242,9 @@ test('operationLimits answers the figures a cost refusal and a depth refusal say
   const maxComplexity = costly.errors![0].extensions.details.find((d: any) => d.code === 'MAX_COMPLEXITY');
   expect(maxComplexity.limit).toBe(limits.maxCost);
   // nine levels of fields, one more than the default depth
-  const deep = await app.gql(`{ users(first: 1) { nodes { domains(first: 1) { user { domains(first: 1) { user { domains(first: 1) { user { email } } } } } } } } }`);
+  const deep = await app.gql(
+    `{ users(first: 1) { nodes { domains(first: 1) { user { domains(first: 1) { user { domains(first: 1) { user { email } } } } } } } } }`,
+  );
   expect(errorCode(deep)).toBe('QUERY_TOO_COMPLEX');
   expect(deep.errors![0].extensions.limits).toEqual(limits);
   expect(deep.errors![0].extensions.details[0]).toMatchObject({ code: 'MAX_DEPTH', limit: limits.maxDepth });

@@ -10,7 +10,7 @@ import { UserType } from '../types/user.type';
 import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
-import { parseId, parseOptionalId } from '../inputs/ids';
+import { parseOptionalId } from '../inputs/ids';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 

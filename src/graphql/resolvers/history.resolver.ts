@@ -208,7 +208,8 @@ export class ZoneChangeEntryResolver {
 export class ZoneChangesResultResolver {
   @FieldResolver(() => DomainType, {
     nullable: true,
-    description: 'The zone as the set left it (its serial, its recordCount; a dry run or a change request: as it is); null if it was deleted since.',
+    description:
+      'The zone as the set left it (its serial, its recordCount; a dry run or a change request: as it is); null if it was deleted since.',
   })
   async domain(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<DomainType | null> {
     const zone = await ctx.services.domains.find(ctx, { name: result.zone });

@@ -121,7 +121,11 @@ export class LiveResolver {
     _after?: string,
   ): ZoneChangedEvent {
     if (event.kind !== 'change') throw new Error('unexpected event');
-    return { zone: event.zone, change: toEntry(event.change, { id: event.change.domainId, name: event.zone }), domainId: event.change.domainId };
+    return {
+      zone: event.zone,
+      change: toEntry(event.change, { id: event.change.domainId, name: event.zone }),
+      domainId: event.change.domainId,
+    };
   }
 
   @Subscription(() => DnssecKeyChangedEvent, {

@@ -4,7 +4,7 @@ import { readsRecord, requireAllowed, seesZone } from '../../auth/policy';
 import { readRulesOf } from '../../auth/policy';
 import { parseApiRecord, RecordInput, type CanonicalRecord } from '../../dns/record';
 import { fieldApiName, rdataFromFields, typedRdataMember } from '../../dns/rdata-fields';
-import { rdataFieldOf, type Problem } from '../../dns/problem';
+import { rdataFieldOf } from '../../dns/problem';
 import type { RecordTypeDefinition } from '../../dns/record-types';
 import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
@@ -211,7 +211,7 @@ export class RecordsService {
  */
 function atTypedField(p: ErrorDetail, definition: RecordTypeDefinition, member: string): ErrorDetail {
   if (p.field !== 'rdata') return p;
-  const named = rdataFieldOf(p as Problem);
+  const named = rdataFieldOf(p);
   const field = definition.fields.find((f) => f.name === named) ?? (definition.fields.length === 1 ? definition.fields[0] : undefined);
   const at = field ? `data.${member}.${fieldApiName(field.name)}` : `data.${member}`;
   return { ...p, field: at, message: p.message.replace(/^rdata:/, `${at}:`) };
