@@ -14,10 +14,10 @@ import { RecordTypeResolver } from './resolvers/record-type.resolver';
 import { RecordRemovalResolver, RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { ZoneFileResolver } from './resolvers/zone-file.resolver';
-import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
+import { ZoneChangesResolver, ZoneChangeWarningResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver, ZoneChangeEntryResolver, ZoneChangesResultResolver } from './resolvers/history.resolver';
 import { LiveResolver, ZoneChangedEventResolver } from './resolvers/live.resolver';
-import { DnssecResolver } from './resolvers/dnssec.resolver';
+import { DnssecResolver, DnssecStateResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
 import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
 import { ViewResolver } from './resolvers/view.resolver';
@@ -48,6 +48,7 @@ export const RESOLVERS = [
   HealthResolver,
   ZoneFileResolver,
   ZoneChangesResolver,
+  ZoneChangeWarningResolver,
   HistoryResolver,
   ZoneChangeEntryResolver,
   ZoneChangesResultResolver,
@@ -55,6 +56,7 @@ export const RESOLVERS = [
   ZoneChangedEventResolver,
   TsigKeyResolver,
   DnssecResolver,
+  DnssecStateResolver,
   AuditResolver,
   EventsResolver,
   ZoneSecondariesResolver,

@@ -258,3 +258,34 @@ test('createDomain without userId makes the zone for the user of the key; an adm
   expect(errorCode(admin)).toBe('INVALID_INPUT');
   expect(admin.errors![0].extensions.details[0]).toMatchObject({ field: 'userId', code: 'REQUIRED' });
 });
+
+test('enums beside the strings: dnssecStatus, a finding’s level, a change’s entryKind', async () => {
+  const zone = await app.gql(`query($z: String!) { domain(name: $z) { dnssecState dnssecStatus dnssec { state status } } }`, { z: ZONE });
+  expect(zone.errors).toBeUndefined();
+  expect(zone.data.domain).toEqual({
+    dnssecState: 'unsigned',
+    dnssecStatus: 'UNSIGNED',
+    dnssec: { state: 'unsigned', status: 'UNSIGNED' },
+  });
+  const listed = await app.gql(`{ domains(name: "${ZONE}") { nodes { dnssecState dnssecStatus } } }`);
+  expect(listed.data.domains.nodes).toEqual([{ dnssecState: 'unsigned', dnssecStatus: 'UNSIGNED' }]);
+  // an MX whose exchange in the zone has no address: a zone check's warning, in a dry run and kept with the change
+  const changes = [{ kind: 'ADD', owner: 'mail-less', type: 'MX', rdata: '10 nowhere', ttl: 300 }];
+  const dry = await app.gql(
+    `mutation($zone: String!, $changes: [ZoneChangeInput!]!) { applyZoneChanges(zone: $zone, changes: $changes, dryRun: true) { warnings { code severity level } } }`,
+    { zone: ZONE, changes },
+  );
+  expect(dry.errors).toBeUndefined();
+  const warnings = dry.data.applyZoneChanges.warnings.filter((w: any) => w.severity !== null);
+  expect(warnings.length).toBeGreaterThan(0);
+  for (const w of warnings) expect(w.level).toBe(w.severity.toUpperCase());
+  const applied = await app.gql(
+    `mutation($zone: String!, $changes: [ZoneChangeInput!]!) { applyZoneChanges(zone: $zone, changes: $changes) { change { kind entryKind findings { code severity level } } } }`,
+    { zone: ZONE, changes },
+  );
+  expect(applied.errors).toBeUndefined();
+  const { change } = applied.data.applyZoneChanges;
+  expect({ kind: change.kind, entryKind: change.entryKind }).toEqual({ kind: 'zone-changed', entryKind: 'ZONE_CHANGED' });
+  expect(change.findings.length).toBeGreaterThan(0);
+  for (const f of change.findings) expect(f.level).toBe(f.severity.toUpperCase());
+});

@@ -51,7 +51,7 @@ export class DomainResolver {
     const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
     // a list that shows each zone's owner or facts (the console's) reads them with the page, with the health
     // states and the propagation it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
-    const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState'].some((field) => asksFor(info, 'nodes', field));
+    const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState', 'dnssecStatus'].some((field) => asksFor(info, 'nodes', field));
     return connection(
       first,
       withOwnersAndFacts

@@ -1,6 +1,21 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { SerialScalar } from '../scalars/serial';
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  registerEnumType,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
@@ -8,7 +23,7 @@ import { connection, Connection, ConnectionValue } from '../types/connection';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
 import { parseOptionalId } from '../inputs/ids';
-import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
+import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
 import { forgetZone } from '../loaders';
 
@@ -36,6 +51,22 @@ export class ChangeAuthor {
   email!: string | null;
 }
 
+/** what a journal row did to its zone, as the journal names it (`changes.kind`) and GraphQL names it */
+export enum ZoneChangeEntryKindEnum {
+  ZONE_CREATED = 'zone-created',
+  ZONE_CHANGED = 'zone-changed',
+  ZONE_DELETED = 'zone-deleted',
+}
+registerEnumType(ZoneChangeEntryKindEnum, {
+  name: 'ZoneChangeEntryKind',
+  description: 'What a committed change did to its zone.',
+  valuesConfig: {
+    ZONE_CREATED: { description: 'The zone was made (with its first records).' },
+    ZONE_CHANGED: { description: 'Its records changed.' },
+    ZONE_DELETED: { description: 'The zone was deleted.' },
+  },
+});
+
 @ObjectType('ZoneChangeFinding', {
   simpleResolvers: true,
   description:
@@ -45,8 +76,14 @@ class ZoneChangeFinding {
   @Field({ description: 'Stable code (TARGET_MISSING, SPF_MULTIPLE_RECORDS, APEX_NS_NOT_AT_PARENT, …).' })
   code!: string;
 
-  @Field({ description: 'warning (an error refuses the change, so none is kept; a zone with strictChecks refuses warnings too).' })
+  @Field({
+    description: 'warning (an error refuses the change, so none is kept; a zone with strictChecks refuses warnings too).',
+    deprecationReason: 'Use `level`, the same as the CheckSeverity enum (since 2026-11-29).',
+  })
   severity!: string;
+
+  @Field(() => CheckSeverityEnum, { description: 'WARNING (an error refuses the change, so none is kept).' })
+  level!: string;
 
   @Field({ description: "The owner of the RRset it is about, relative to the zone ('@' = apex)." })
   owner!: string;
@@ -69,8 +106,14 @@ export class ZoneChangeEntry {
   @Field(() => ID)
   id!: number;
 
-  @Field({ description: 'zone-created, zone-changed or zone-deleted.' })
+  @Field({
+    description: 'zone-created, zone-changed or zone-deleted.',
+    deprecationReason: 'Use `entryKind`, the same as the ZoneChangeEntryKind enum (since 2026-11-29).',
+  })
   kind!: string;
+
+  @Field(() => ZoneChangeEntryKindEnum, { description: 'What the change did to the zone: made it, changed it, or deleted it.' })
+  entryKind!: string;
 
   @Field(() => SerialScalar, { nullable: true })
   serialBefore!: number | null;
@@ -156,6 +199,7 @@ function deletedIds(removed: HistoryRow['removed']): number[] {
  */
 export const toEntry = (row: HistoryRow, zone: { id: number; name: string }): ZoneChangeEntry => ({
   id: row.id,
+  entryKind: row.kind,
   domainId: zone.id,
   zoneName: zone.name,
   kind: row.kind,
@@ -168,6 +212,7 @@ export const toEntry = (row: HistoryRow, zone: { id: number; name: string }): Zo
   findings: row.findings.map((f) => ({
     code: f.code,
     severity: f.severity,
+    level: f.severity,
     owner: f.owner,
     type: f.type,
     rfc: f.rfc ?? null,
