@@ -189,6 +189,17 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
     changePolicyOfZones: new DataLoader<{ id: number }, ZoneChangePolicy>((zones) => services.protectedRrsets.changePolicyOf(ctx, zones), {
       cache: false,
     }),
+    /**
+     * Domain.soa over the zones of one level: one statement. Not cached: a write's answer reads the SOA its serial
+     * step left, however many writes of the zone the operation holds (`zoneNow`)
+     */
+    soaByZone: new DataLoader<ZoneRef, RecordRow | undefined>(
+      async (zones) => {
+        const byZone = await reads.recordsOfZones(ctx, zones, { type: 'SOA', perDomain: 1 });
+        return zones.map((zone) => [...(byZone.get(zone.id) ?? [])][0]);
+      },
+      { cache: false },
+    ),
     /** Record.derived over the records of one level: one statement */
     derivedById: new DataLoader<number, boolean>(async (ids) => {
       const derived = await services.aliases.derivedAmong(ctx.db, ids);

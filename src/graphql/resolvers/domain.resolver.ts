@@ -121,6 +121,15 @@ export class DomainResolver {
     return ctx.loaders.listedZones.get(domain.id)?.user ?? ctx.loaders.userById.load(domain.userId);
   }
 
+  @FieldResolver(() => RecordType, {
+    nullable: true,
+    description:
+      'The zone’s SOA record (its serial is `serial`): a write of one record answers the SOA its serial step left here (docs/graphql.md). Null for a key whose rules do not let it read the SOA.',
+  })
+  soa(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.soaByZone.load({ id: domain.id, name: domain.name });
+  }
+
   @FieldResolver(() => [RecordType], {
     description:
       "The zone's records in id order, optionally filtered: at most `first`, MAX_PAGE_SIZE without it (recordsConnection pages through more).",
