@@ -289,3 +289,38 @@ test('enums beside the strings: dnssecStatus, a finding’s level, a change’s 
   expect(change.findings.length).toBeGreaterThan(0);
   for (const f of change.findings) expect(f.level).toBe(f.severity.toUpperCase());
 });
+
+test('the zone list’s cursors are opaque and bound to their order; edges beside nodes', async () => {
+  for (const name of ['c1.example', 'c2.example', 'c3.example']) await createZone(app, userId, name);
+  const PAGE = `query($after: String, $order: DomainOrder) { domains(first: 2, after: $after, orderBy: $order) {
+    nodes { id name } edges { cursor node { id name } } pageInfo { hasNextPage endCursor } } }`;
+  const all = (await app.gql(`{ domains(first: 100, orderBy: NAME) { nodes { name } } }`)).data.domains.nodes.map((z: any) => z.name);
+  const first = (await app.gql(PAGE, { order: 'NAME' })).data.domains;
+  expect(first.nodes.map((z: any) => z.name)).toEqual(all.slice(0, 2));
+  // the Relay shape: each node with its cursor, the last one's the page's endCursor
+  expect(first.edges.map((e: any) => e.node)).toEqual(first.nodes);
+  expect(first.edges[1].cursor).toBe(first.pageInfo.endCursor);
+  expect(first.pageInfo.endCursor).not.toMatch(/^\d+$/);
+  const second = await app.gql(PAGE, { order: 'NAME', after: first.pageInfo.endCursor });
+  expect(second.errors).toBeUndefined();
+  expect(second.data.domains.nodes.map((z: any) => z.name)).toEqual(all.slice(2, 4));
+  expect((await app.gql(PAGE, { order: 'NAME', after: first.edges[0].cursor })).data.domains.nodes.map((z: any) => z.name)).toEqual(
+    all.slice(1, 3),
+  );
+  // a cursor of one order given to another is refused, naming both
+  const mismatch = await app.gql(PAGE, { order: 'RECORDS', after: first.pageInfo.endCursor });
+  expect(errorCode(mismatch)).toBe('INVALID_INPUT');
+  expect(mismatch.errors![0].extensions.details[0]).toMatchObject({ field: 'after', code: 'CURSOR_ORDER_MISMATCH' });
+  expect(mismatch.errors![0].extensions.details[0].message).toContain('NAME');
+  const garbage = await app.gql(PAGE, { order: 'NAME', after: 'bm90LWEtY3Vyc29y' });
+  expect(garbage.errors![0].extensions.details[0]).toMatchObject({ field: 'after', code: 'INVALID_CURSOR' });
+  // an id, as the cursors were before, still pages
+  const byId = await app.gql(PAGE, { after: first.nodes[0].id });
+  expect(byId.errors).toBeUndefined();
+  // the lists in id order: edges too, their cursors the ids
+  const records = (
+    await app.gql(`{ records(zone: "${ZONE}", first: 2) { nodes { id } edges { cursor node { id } } pageInfo { endCursor } } }`)
+  ).data.records;
+  expect(records.edges).toEqual(records.nodes.map((node: any) => ({ cursor: node.id, node })));
+  expect(records.pageInfo.endCursor).toBe(records.nodes[1].id);
+});

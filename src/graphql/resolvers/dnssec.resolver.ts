@@ -17,7 +17,7 @@ import { parseOptionalId } from '../inputs/ids';
 import { listComplexity } from './paging';
 
 @ObjectType('DnssecKeyEventConnection', { simpleResolvers: true })
-class DnssecKeyEventConnection extends Connection(DnssecKeyEventType) {}
+class DnssecKeyEventConnection extends Connection(DnssecKeyEventType, 'DnssecKeyEventEdge') {}
 
 @ArgsType()
 class DnssecEventsArgs {

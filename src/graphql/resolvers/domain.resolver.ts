@@ -11,6 +11,7 @@ import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
 import { parseOptionalId } from '../inputs/ids';
+import { zoneListAfter, zoneListCursor } from '../inputs/zone-list-cursor';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
@@ -48,7 +49,8 @@ export class DomainResolver {
       health: args.health ?? undefined,
     };
     const first = firstOf(args, ctx);
-    const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
+    const after = zoneListAfter(args.after, args.orderBy);
+    const page = (limit: number) => ({ first: limit, after });
     // a list that shows each zone's owner or facts (the console's) reads them with the page, with the health
     // states and the propagation it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
     const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState', 'dnssecStatus'].some((field) => asksFor(info, 'nodes', field));
@@ -67,6 +69,7 @@ export class DomainResolver {
         : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),
       () => ctx.services.domains.count(ctx, filter),
       info,
+      (zone) => zoneListCursor(args.orderBy, zone.id),
     );
   }
 

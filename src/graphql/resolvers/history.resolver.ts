@@ -157,7 +157,7 @@ export class ZoneChangeEntry {
 }
 
 @ObjectType('ZoneChangeConnection', { simpleResolvers: true })
-class ZoneChangeConnection extends Connection(ZoneChangeEntry) {}
+class ZoneChangeConnection extends Connection(ZoneChangeEntry, 'ZoneChangeEdge') {}
 
 @ObjectType('ZoneDiff', { simpleResolvers: true, description: 'The records removed and added between two serials (the SOA aside).' })
 class ZoneDiff {
@@ -293,7 +293,7 @@ export class HistoryResolver {
       () => ctx.services.history.count(ctx, domain),
       info,
     );
-    return { ...page, nodes: page.nodes.map((row) => toEntry(row, domain)) };
+    return { pageInfo: page.pageInfo, countAll: page.countAll, nodes: page.nodes.map((row) => toEntry(row, domain)) };
   }
 
   @FieldResolver(() => ZoneDiff, {
