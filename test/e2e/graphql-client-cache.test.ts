@@ -324,3 +324,30 @@ test('the zone list’s cursors are opaque and bound to their order; edges besid
   expect(records.edges).toEqual(records.nodes.map((node: any) => ({ cursor: node.id, node })));
   expect(records.pageInfo.endCursor).toBe(records.nodes[1].id);
 });
+
+test('a restricted key sees in a change only the records and deleted ids its rules let it read', async () => {
+  const made = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }`, {
+    input: { userId, name: 'mx-only', policy: { rules: [{ zone: ZONE, types: ['MX'], access: 'WRITE' }] } },
+  });
+  expect(made.errors).toBeUndefined();
+  const mxOnly: string = made.data.createApiKey.secret;
+  const before = await freshRead();
+  const txt = before.records.find((r) => r.type === 'TXT');
+  // a change of a TXT record (which the key may not read) and an MX record (which it may), by the admin key
+  const applied = await app.gql(APPLY, {
+    zone: ZONE,
+    changes: [
+      { kind: 'REMOVE', id: txt.id },
+      { kind: 'ADD', owner: 'lp', type: 'MX', rdata: '10 mail.example.net.', ttl: 300 },
+    ],
+  });
+  expect(applied.errors).toBeUndefined();
+  expect(applied.data.applyZoneChanges.change.removedRecordIds).toEqual([txt.id]);
+  const seen = await app.gql(
+    `query($z: String!) { domain(name: $z) { changes(first: 1) { nodes { removedRecordIds records { owner type } } } } }`,
+    { z: ZONE },
+    mxOnly,
+  );
+  expect(seen.errors).toBeUndefined();
+  expect(seen.data.domain.changes.nodes[0]).toEqual({ removedRecordIds: [], records: [{ owner: 'lp', type: 'MX' }] });
+});
