@@ -15,7 +15,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { buildContext, contextFor, GraphQLContext } from './graphql/context';
 import { databaseOutageStatus, formatError, operationWarnings, rateLimitedStatus, refusalAudit } from './graphql/format-error';
-import { operationLimits } from './graphql/limits';
+import { operationLimitFigures, operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
@@ -124,7 +124,7 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
     // (a person's session cookie: X-Requested-With, which the cookie gate requires, src/http/request-gates.ts)
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight', 'x-requested-with'] },
     plugins: [
-      operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity, settings.maxPageSize),
+      operationLimits(schema, operationLimitFigures(settings)),
       databaseOutageStatus,
       rateLimitedStatus,
       refusalAudit,

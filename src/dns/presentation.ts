@@ -3,7 +3,7 @@
  * their escapes, integers, hex and base64. Every type file builds on these so that the same input rules (and
  * the same problem codes) hold for every record type.
  */
-import { Problem, problem } from './problem';
+import { inRdataField, Problem, problem } from './problem';
 
 /** the largest RDATA a resource record can carry: RDLENGTH is 16 bits (RFC 1035 §3.2.1) */
 export const MAX_RDATA_OCTETS = 65535;
@@ -245,14 +245,22 @@ export function parseUnsigned(text: string, spec: IntegerSpec, problems: Problem
   const label = `${spec.type} ${spec.name}`;
   if (!/^[0-9]+$/.test(text)) {
     problems.push(
-      problem(field, 'INVALID_INTEGER', `${field}: ${label} ${shorten(text)} is not a whole number (expected ${min}–${spec.max})`),
+      ...inRdataField(
+        [problem(field, 'INVALID_INTEGER', `${field}: ${label} ${shorten(text)} is not a whole number (expected ${min}–${spec.max})`)],
+        spec.name,
+      ),
     );
     return undefined;
   }
   const value = Number(text);
   if (value < min || value > spec.max) {
     const code = `${spec.type}_${spec.name.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}_RANGE`;
-    problems.push(problem(field, code, `${field}: ${label} ${text.replace(/^0+(?=\d)/, '')} is out of range ${min}–${spec.max}`, spec.max));
+    problems.push(
+      ...inRdataField(
+        [problem(field, code, `${field}: ${label} ${text.replace(/^0+(?=\d)/, '')} is out of range ${min}–${spec.max}`, spec.max)],
+        spec.name,
+      ),
+    );
     return undefined;
   }
   return value;

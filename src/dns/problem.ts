@@ -24,3 +24,19 @@ export function problem(field: string, code: string, message: string, limit?: nu
   if (limit !== undefined) result.limit = limit;
   return result;
 }
+
+/**
+ * Which of a type's RDATA fields (its `fields` name: `preference`, `exchange`) a problem is about, where the
+ * parser knows: the API's typed RDATA input then names that field (`data.mx.preference`) instead of `rdata`.
+ * Not enumerable, so it never leaves in an answer's `details` nor changes a problem's equality: it is a hint
+ * for the service that put the RDATA together from fields (services/zones/records.service.ts).
+ */
+const RDATA_FIELD = Symbol('rdataField');
+
+export function inRdataField<T extends Problem>(problems: T[], field: string): T[] {
+  for (const p of problems) Object.defineProperty(p, RDATA_FIELD, { value: field, enumerable: false, configurable: true });
+  return problems;
+}
+
+/** the RDATA field a problem is about (`inRdataField`), when its parser said */
+export const rdataFieldOf = (p: Problem): string | undefined => (p as unknown as Record<symbol, string | undefined>)[RDATA_FIELD];

@@ -313,6 +313,9 @@ export class DomainError extends Error {
 
 /** The top-level code of a 422 names the first bad field's kind; `details` lists every problem. */
 export function codeForField(field: string): ErrorCode {
+  // RDATA given as typed fields (`data`, `data.mx`, `data.mx.preference`) is RDATA, as `rdata` is: the top-level
+  // code agrees with what the detail is about, wherever in `data` it points
+  if (/^data(\.|$)/.test(field)) return 'INVALID_RDATA';
   // a field inside an input or a list (`input.email`, `changes[3].rdata`) is of its own kind
   switch (field.replace(/^.*\./, '')) {
     case 'rdata':

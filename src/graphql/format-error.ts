@@ -46,7 +46,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (!(original instanceof DomainError)) {
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
-      return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
+      const details = (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [];
+      // an operation refused for its depth or cost says every limit, as Query.operationLimits answers them
+      const limits = formatted.extensions?.limits;
+      return { ...base, extensions: limits === undefined ? { code, details } : { code, details, limits } };
     }
     const raisedByGraphQL = original instanceof GraphQLError && (!original.originalError || original.originalError instanceof GraphQLError);
     if (!formatted.path && raisedByGraphQL) {

@@ -1,7 +1,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from './context';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { CostContext, listComplexity, nestedItems, nestedListComplexity, pageItems } from './resolvers/paging';
+import { CostContext, DEFAULT_PAGE_SIZE, listComplexity, nestedItems, nestedListComplexity, pageItems } from './resolvers/paging';
+import type { Settings } from '../config/settings';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
@@ -58,6 +59,26 @@ interface CostedList {
   first: boolean;
   /** a nested list (User.domains, Domain.records): without `first`, all a parent holds */
   nested: boolean;
+}
+
+/** What one operation may ask for: Query.operationLimits answers it, and a refusal for depth or cost carries it. */
+export interface OperationLimitFigures {
+  maxCost: number;
+  maxDepth: number;
+  maxPageSize: number;
+  defaultPageSize: number;
+}
+
+/** the figures of the settings the service runs with (app.ts hands the same settings to `operationLimits`) */
+export function operationLimitFigures(
+  settings: Pick<Settings, 'graphqlMaxComplexity' | 'graphqlMaxDepth' | 'maxPageSize'>,
+): OperationLimitFigures {
+  return {
+    maxCost: settings.graphqlMaxComplexity,
+    maxDepth: settings.graphqlMaxDepth,
+    maxPageSize: settings.maxPageSize,
+    defaultPageSize: DEFAULT_PAGE_SIZE,
+  };
 }
 
 class OperationMeasure {
@@ -180,7 +201,8 @@ class OperationMeasure {
  * lists first; how to bring the cost down (`first` on the lists without one, a smaller `first` on the others);
  * and the setting that raises the ceiling.
  */
-function costRefusal(cost: number, limit: number, lists: readonly CostedList[]): GraphQLError {
+function costRefusal(cost: number, limits: OperationLimitFigures, lists: readonly CostedList[]): GraphQLError {
+  const limit = limits.maxCost;
   const counted = ({ list, items, first }: CostedList) => (first ? `${list} (first: ${items})` : `${list} (no first: counted as ${items})`);
   const named = lists.slice(0, LISTS_NAMED).map(counted);
   if (lists.length > LISTS_NAMED) named.push(`and ${lists.length - LISTS_NAMED} more`);
@@ -193,6 +215,7 @@ function costRefusal(cost: number, limit: number, lists: readonly CostedList[]):
     extensions: {
       code: 'QUERY_TOO_COMPLEX',
       http: { status: 400 },
+      limits,
       // every list in `details` too, as the message names them (format-error.ts lets code and details leave)
       details: [
         {
@@ -246,12 +269,8 @@ function costVariables(schema: GraphQLSchema, operation: OperationDefinitionNode
  * both checked before anything runs. The REST layer's own documents do not come this way
  * (`serviceOperations`, fast-path/service-operations.ts): their shapes are fixed and their page sizes bounded.
  */
-export function operationLimits(
-  schema: GraphQLSchema,
-  maxDepth: number,
-  maxComplexity: number,
-  maxPageSize: number,
-): ApolloServerPlugin<GraphQLContext> {
+export function operationLimits(schema: GraphQLSchema, limits: OperationLimitFigures): ApolloServerPlugin<GraphQLContext> {
+  const { maxDepth, maxCost: maxComplexity, maxPageSize } = limits;
   const costContext: CostContext = { maxPageSize };
   return {
     async requestDidStart() {
@@ -325,11 +344,12 @@ export function operationLimits(
               extensions: {
                 code: 'QUERY_TOO_COMPLEX',
                 http: { status: 400 },
+                limits,
                 details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }],
               },
             });
           }
-          if (complexity > maxComplexity) throw costRefusal(complexity, maxComplexity, lists);
+          if (complexity > maxComplexity) throw costRefusal(complexity, limits, lists);
           // what the answer or the zone file will hold: one of the process's heavy turns, waited for here (the
           // document is parsed, nothing has run); a turn free now is not awaited (HeavyRequests.take says why)
           const turn = (complexity > HEAVY_COST || zoneFile) && contextValue?.heavyTurn ? contextValue.heavyTurn() : true;

@@ -195,6 +195,17 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       const byZone = await services.steering.votesOfZones(ctx, ids);
       return ids.map((id) => byZone.get(id) ?? []);
     }),
+    /**
+     * Domain.soa over the zones of one level: one statement. Not cached: a write's answer reads the SOA its serial
+     * step left, however many writes of the zone the operation holds (`zoneNow`)
+     */
+    soaByZone: new DataLoader<ZoneRef, RecordRow | undefined>(
+      async (zones) => {
+        const byZone = await reads.recordsOfZones(ctx, zones, { type: 'SOA', perDomain: 1 });
+        return zones.map((zone) => [...(byZone.get(zone.id) ?? [])][0]);
+      },
+      { cache: false },
+    ),
     /** Record.derived over the records of one level: one statement */
     derivedById: new DataLoader<number, boolean>(async (ids) => {
       const derived = await services.aliases.derivedAmong(ctx.db, ids);
@@ -254,3 +265,21 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/**
+ * The zone as it is now, for what a write or a live event answers of it (its serial, its recordCount): what
+ * this operation's loaders read of the zone before is forgotten first. An operation may hold several writes of
+ * one zone (mutations run in order), and a subscription's events share one context for as long as it runs:
+ * each answers the zone as it left it, which a client's cache then holds.
+ */
+export function zoneNow(loaders: Loaders, id: number): Promise<DomainRow | undefined> {
+  forgetZone(loaders, id);
+  return loaders.domainById.load(id);
+}
+
+/** forgets what this operation's loaders read of a zone, which a write has just changed */
+export function forgetZone(loaders: Loaders, id: number): void {
+  loaders.domainById.clear(id);
+  loaders.zoneFactsById.clear(id);
+  loaders.listedZones.delete(id);
+}

@@ -11,13 +11,13 @@ import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
 import { HealthResolver } from './resolvers/health.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
-import { RecordResolver } from './resolvers/record.resolver';
+import { RecordRemovalResolver, RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { ZoneFileResolver } from './resolvers/zone-file.resolver';
-import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
-import { HistoryResolver } from './resolvers/history.resolver';
-import { LiveResolver } from './resolvers/live.resolver';
-import { DnssecResolver } from './resolvers/dnssec.resolver';
+import { ZoneChangesResolver, ZoneChangeWarningResolver } from './resolvers/zone-changes.resolver';
+import { HistoryResolver, ZoneChangeEntryResolver, ZoneChangesResultResolver } from './resolvers/history.resolver';
+import { LiveResolver, ZoneChangedEventResolver } from './resolvers/live.resolver';
+import { DnssecResolver, DnssecStateResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
 import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
 import { ViewResolver } from './resolvers/view.resolver';
@@ -33,6 +33,7 @@ import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeredRrsetResolver, SteeringCheckResolver, SteeringResolver, SteeringVantagesResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
+import { OperationLimitsResolver } from './resolvers/operation-limits.resolver';
 import { installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
@@ -40,16 +41,22 @@ export const RESOLVERS = [
   AttentionResolver,
   DomainResolver,
   RecordResolver,
+  RecordRemovalResolver,
   ApiKeyResolver,
   RecordTypeResolver,
   PropagationResolver,
   HealthResolver,
   ZoneFileResolver,
   ZoneChangesResolver,
+  ZoneChangeWarningResolver,
   HistoryResolver,
+  ZoneChangeEntryResolver,
+  ZoneChangesResultResolver,
   LiveResolver,
+  ZoneChangedEventResolver,
   TsigKeyResolver,
   DnssecResolver,
+  DnssecStateResolver,
   AuditResolver,
   EventsResolver,
   ZoneSecondariesResolver,
@@ -73,6 +80,7 @@ export const RESOLVERS = [
   ProtectedRrsetsResolver,
   SteeredRrsetResolver,
   ChangeRequestsResolver,
+  OperationLimitsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -9,7 +9,8 @@ export interface HistoryRow {
   serialAfter: number;
   createdAt: Date;
   added: JournalRecord[];
-  removed: JournalRecord[];
+  /** each with the id of the row the change deleted; none for a row edited in place, or journalled without ids */
+  removed: RemovedRecord[];
   authorKeyId: number | null;
   authorKeyName: string | null;
   authorUserId: number | null;
@@ -21,8 +22,17 @@ export interface HistoryRow {
   findings: JournalFinding[];
 }
 
+/** a record a change removed, with the id of its row where the change deleted it (changes.removed_ids) */
+export type RemovedRecord = JournalRecord & { id?: number };
+
+/** `removed` with each deleted row's id from `removed_ids` (null: a change journalled before them, or without rows) */
+function withRemovedIds(removed: JournalRecord[], ids: (string | number | null)[] | null): RemovedRecord[] {
+  if (!ids) return removed;
+  return removed.map((record, i) => (ids[i] === null || ids[i] === undefined ? record : { ...record, id: Number(ids[i]) }));
+}
+
 /** the columns a history row is read from (also the change feed's) */
-export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, findings`;
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, removed_ids, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, findings`;
 
 /** a journal row (HISTORY_COLUMNS) as the history shows it */
 export const toHistoryRow = (r: any): HistoryRow => ({
@@ -32,7 +42,7 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   serialAfter: Number(r.serial_after),
   createdAt: new Date(r.created_at),
   added: r.added,
-  removed: r.removed,
+  removed: withRemovedIds(r.removed, r.removed_ids),
   authorKeyId: r.author_key_id === null ? null : Number(r.author_key_id),
   authorKeyName: r.author_key_name,
   authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
@@ -60,6 +70,17 @@ export async function zoneHistory(
     [zone.name, zone.id, page.beforeId ?? null, page.first],
   );
   return rows.map(toHistoryRow);
+}
+
+/** The zone's change that left it at `serial` (the newest such row), as the history shows it; undefined if none is kept. */
+export async function zoneChangeAt(sql: Sql, zone: { id: number; name: string }, serial: number): Promise<HistoryRow | undefined> {
+  const [row] = await sql.rows(
+    `select ${HISTORY_COLUMNS} from changes
+      where zone = $1 and domain_id = $2 and serial_after = $3 and ${USER_CHANGES}
+      order by id desc limit 1`,
+    [zone.name, zone.id, serial],
+  );
+  return row ? toHistoryRow(row) : undefined;
 }
 
 export async function countZoneHistory(sql: Sql, zone: { id: number; name: string }): Promise<number> {

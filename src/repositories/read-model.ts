@@ -44,5 +44,6 @@ export {
   recordCountsByDomainIds,
   recordsOfDomains,
   recordsGroupedByDomain,
+  recordsByIdentity,
 } from './read-model/records';
 export { PackedRecords } from './read-model/packed-records';

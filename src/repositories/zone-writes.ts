@@ -250,6 +250,8 @@ export interface ZoneWrite {
   /** the SOA's new content, unless `update` is the SOA itself */
   soa?: { id: number; rdata: string; ttl: number };
   removed: JournalRecord[];
+  /** the id of each of `removed`'s rows the change deletes, null for one edited in place (changes.removed_ids) */
+  removedIds?: readonly (number | null)[];
   added: JournalRecord[];
   /** the findings the change's plan answered (its warnings), kept in the journal row for the history */
   findings?: readonly JournalFinding[];
@@ -414,8 +416,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   parts.push(...signer.parts);
   const signerJournal = (rows: readonly SignerRow[]) =>
     rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
-  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email, findings)
-      select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${added}::jsonb,
+  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, removed_ids, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email, findings)
+      select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(write.removedIds ?? null)}::bigint[], ${added}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
         ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${signer.journalAdded}, ${p.add(write.author?.email ?? null)}::text,
         ${p.add(write.findings?.length ? JSON.stringify(write.findings) : null)}::jsonb from dom returning id)`);

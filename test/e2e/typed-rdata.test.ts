@@ -77,7 +77,7 @@ test('typed input mistakes: a 4xx naming the field, nothing written', async () =
     [{ type: 'MX' }, 'RDATA_OR_DATA', 'rdata'],
     [{ type: 'A', data: { mx: { preference: 10, exchange: 'mail' } } }, 'DATA_TYPE_MISMATCH', 'data.mx'],
     [{ type: 'MX', data: {} }, 'DATA_MEMBER_COUNT', 'data'],
-    [{ type: 'MX', data: { mx: { preference: 70000, exchange: 'mail' } } }, 'MX_PREFERENCE_RANGE', 'rdata'],
+    [{ type: 'MX', data: { mx: { preference: 70000, exchange: 'mail' } } }, 'MX_PREFERENCE_RANGE', 'data.mx.preference'],
     [{ type: 'TXT', data: { txt: { txtData: [] } } }, 'INVALID_TEXT', 'data.txt.txtData'],
   ];
   for (const [input, code, field] of cases) {

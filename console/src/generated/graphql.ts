@@ -127,8 +127,8 @@ export type CreateDomainInput = {
   primaries?: Array<ServerInput> | null | undefined;
   /** The record template the zone starts with (recordTemplates: the user’s, else an admin-wide one); omitted: `default`. */
   template?: string | null | undefined;
-  /** Id of the owning user. */
-  userId: string | number;
+  /** Id of the owning user; omitted: the user of the key (a user’s own key). An admin key names the user. */
+  userId?: string | number | null | undefined;
   /** Zone name; a trailing dot, letter case and IDN are normalised. */
   zone: string;
 };

@@ -1,6 +1,6 @@
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
-import { Problem, problem } from '../problem';
+import { inRdataField, Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 export interface MXValue {
@@ -27,7 +27,7 @@ export const MX: RecordTypeDefinition<MXValue> = {
     const preference = parseUnsigned(pref.raw, { type: 'MX', name: 'preference', max: 65535 }, problems);
     // the root as exchange is only meaningful as the null MX (RFC 7505 §3: preference 0, exchange '.')
     const exchange = parseDomainNameInRdata(exch.raw, zone, 'rdata', { allowRoot: true });
-    if (!exchange.ok) problems.push(...exchange.problems);
+    if (!exchange.ok) problems.push(...inRdataField(exchange.problems, 'exchange'));
     else if (exchange.name === '.' && preference !== undefined && preference !== 0) {
       problems.push(
         problem(

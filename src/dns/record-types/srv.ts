@@ -1,6 +1,6 @@
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
-import { Problem } from '../problem';
+import { inRdataField, Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 export interface SRVValue {
@@ -32,7 +32,7 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
     const weight = parseUnsigned(w.raw, { type: 'SRV', name: 'weight', max: 65535 }, problems);
     const port = parseUnsigned(po.raw, { type: 'SRV', name: 'port', max: 65535 }, problems);
     const target = parseDomainNameInRdata(t.raw, zone, 'rdata', { allowRoot: true });
-    if (!target.ok) problems.push(...target.problems);
+    if (!target.ok) problems.push(...inRdataField(target.problems, 'target'));
     return finish(
       problems,
       () => ({ priority: priority!, weight: weight!, port: port!, target: (target as { name: string }).name }),

@@ -89,6 +89,7 @@ export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   // what a zone list shows of each zone (the console's: 50 zones, these four fields each)
   direct<DomainType>('Domain', 'recordCount', (domain, _args, ctx) => zoneListing.recordCount(domain, ctx)),
   direct<DomainType>('Domain', 'dnssecState', (domain, _args, ctx) => zoneListing.dnssecState(domain, ctx)),
+  direct<DomainType>('Domain', 'dnssecStatus', (domain, _args, ctx) => zoneListing.dnssecStatus(domain, ctx)),
   direct<DomainType>('Domain', 'propagation', (domain, _args, ctx) => propagation.propagation(domain, ctx)),
   direct<DomainType>('Domain', 'health', (domain, _args, ctx, info) => health.health(domain, ctx, info)),
   direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),

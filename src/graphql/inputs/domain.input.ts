@@ -5,8 +5,11 @@ import { ServerInput } from '../types/zone-secondary.type';
 
 @InputType()
 export class CreateDomainInput {
-  @Field(() => ID, { description: 'Id of the owning user.' })
-  userId!: string;
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Id of the owning user; omitted: the user of the key (a user’s own key). An admin key names the user.',
+  })
+  userId?: string | null;
 
   @Field({ description: 'Zone name; a trailing dot, letter case and IDN are normalised.' })
   @IsNotEmpty({ message: 'zone is required' })

@@ -4,14 +4,18 @@ import { IsOptional, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, Int, registerEnumType } from 'type-graphql';
 import { RecordTypeEnum } from '../types/record-type.enum';
 
-/** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page). */
+/** A page's size: `first` items. */
 @ArgsType()
-export class PageArgs {
+export class PageSizeArgs {
   @Field(() => Int, { defaultValue: 100, description: 'Page size, 1 to MAX_PAGE_SIZE (default 10,000).' })
   @Min(1)
   @Max(1_000_000)
   first: number = 100;
+}
 
+/** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page: an id). */
+@ArgsType()
+export class PageArgs extends PageSizeArgs {
   @Field(() => String, { nullable: true })
   @IsOptional()
   @Matches(/^\d{1,16}$/, { message: 'after must be a cursor returned as pageInfo.endCursor' })
@@ -45,7 +49,17 @@ registerEnumType(DomainOrderEnum, {
 });
 
 @ArgsType()
-export class DomainsArgs extends PageArgs {
+export class DomainsArgs extends PageSizeArgs {
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'A previous page’s `endCursor` (or an edge’s `cursor`) of this same order: the page after it (another order’s is CURSOR_ORDER_MISMATCH).',
+  })
+  @IsOptional()
+  // an opaque cursor naming its order (inputs/zone-list-cursor.ts), or an id as cursors were before 2026-11-29
+  @Matches(/^[A-Za-z0-9_-]{1,96}$/, { message: 'after must be a cursor returned as pageInfo.endCursor' })
+  after?: string;
+
   @Field(() => DomainOrderEnum, {
     defaultValue: DomainOrderEnum.CREATED,
     description: 'The order of the zones; the cursors of one order page only that order.',

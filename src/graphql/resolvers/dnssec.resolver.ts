@@ -7,6 +7,7 @@ import {
   DnssecAlgorithmEnum,
   DnssecKeyEventType,
   DnssecRollRoleEnum,
+  DnssecStateEnum,
   DnssecType,
   EnableDnssecInput,
 } from '../types/dnssec.type';
@@ -16,7 +17,7 @@ import { parseOptionalId } from '../inputs/ids';
 import { listComplexity } from './paging';
 
 @ObjectType('DnssecKeyEventConnection', { simpleResolvers: true })
-class DnssecKeyEventConnection extends Connection(DnssecKeyEventType) {}
+class DnssecKeyEventConnection extends Connection(DnssecKeyEventType, 'DnssecKeyEventEdge') {}
 
 @ArgsType()
 class DnssecEventsArgs {
@@ -154,5 +155,14 @@ export class DnssecResolver {
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.dnssec.disable(ctx, zone, { force });
+  }
+}
+
+/** A zone's signing state as an enum, beside the string it was first answered as. */
+@Resolver(() => DnssecType)
+export class DnssecStateResolver {
+  @FieldResolver(() => DnssecStateEnum, { description: 'Whether the zone is signed: UNSIGNED, SIGNED or DISABLING (see DnssecState).' })
+  status(@Root() dnssec: DnssecType): string {
+    return dnssec.state;
   }
 }

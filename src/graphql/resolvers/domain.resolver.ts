@@ -10,7 +10,8 @@ import { UserType } from '../types/user.type';
 import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
-import { parseId, parseOptionalId } from '../inputs/ids';
+import { parseOptionalId } from '../inputs/ids';
+import { zoneListAfter, zoneListCursor } from '../inputs/zone-list-cursor';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
@@ -48,10 +49,11 @@ export class DomainResolver {
       health: args.health ?? undefined,
     };
     const first = firstOf(args, ctx);
-    const page = (limit: number) => ({ first: limit, after: parseOptionalId(args.after, 'after') });
+    const after = zoneListAfter(args.after, args.orderBy);
+    const page = (limit: number) => ({ first: limit, after });
     // a list that shows each zone's owner or facts (the console's) reads them with the page, with the health
     // states and the propagation it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
-    const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState'].some((field) => asksFor(info, 'nodes', field));
+    const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState', 'dnssecStatus'].some((field) => asksFor(info, 'nodes', field));
     return connection(
       first,
       withOwnersAndFacts
@@ -67,6 +69,7 @@ export class DomainResolver {
         : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),
       () => ctx.services.domains.count(ctx, filter),
       info,
+      (zone) => zoneListCursor(args.orderBy, zone.id),
     );
   }
 
@@ -79,12 +82,25 @@ export class DomainResolver {
     return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
   }
 
+  @Query(() => DomainType, {
+    nullable: true,
+    description:
+      'One zone by id or name, or null when there is none the key may see: `domain` beside it answers ZONE_NOT_FOUND, an error that, its field being non-null, takes the whole `data` of the query with it; this one leaves the query’s other fields their answers.',
+  })
+  async findDomain(
+    @Arg('id', () => ID, { nullable: true }) id: string | undefined,
+    @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<DomainType | null> {
+    return ctx.services.domains.find(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
+  }
+
   @Mutation(() => DomainType, {
     description: 'Creates a zone with the records of a template: `template`, or the default SOA, NS and www CNAME records.',
   })
   createDomain(@Arg('input') input: CreateDomainInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.domains.create(ctx, {
-      userId: parseId(input.userId, 'userId'),
+      userId: parseOptionalId(input.userId, 'userId'),
       zone: input.zone,
       template: input.template,
       kind: input.kind ?? undefined,
@@ -106,6 +122,15 @@ export class DomainResolver {
   @FieldResolver(() => UserType)
   user(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.listedZones.get(domain.id)?.user ?? ctx.loaders.userById.load(domain.userId);
+  }
+
+  @FieldResolver(() => RecordType, {
+    nullable: true,
+    description:
+      'The zone’s SOA record (its serial is `serial`): a write of one record answers the SOA its serial step left here (docs/graphql.md). Null for a key whose rules do not let it read the SOA.',
+  })
+  soa(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.soaByZone.load({ id: domain.id, name: domain.name });
   }
 
   @FieldResolver(() => [RecordType], {

@@ -1,14 +1,31 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { SerialScalar } from '../scalars/serial';
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  registerEnumType,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
 import { connection, Connection, ConnectionValue } from '../types/connection';
 import { DomainType } from '../types/domain.type';
+import { RecordType } from '../types/record.type';
 import { parseOptionalId } from '../inputs/ids';
-import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
+import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
+import { forgetZone } from '../loaders';
 
 @ObjectType('ChangeAuthor', {
   simpleResolvers: true,
@@ -34,6 +51,22 @@ export class ChangeAuthor {
   email!: string | null;
 }
 
+/** what a journal row did to its zone, as the journal names it (`changes.kind`) and GraphQL names it */
+export enum ZoneChangeEntryKindEnum {
+  ZONE_CREATED = 'zone-created',
+  ZONE_CHANGED = 'zone-changed',
+  ZONE_DELETED = 'zone-deleted',
+}
+registerEnumType(ZoneChangeEntryKindEnum, {
+  name: 'ZoneChangeEntryKind',
+  description: 'What a committed change did to its zone.',
+  valuesConfig: {
+    ZONE_CREATED: { description: 'The zone was made (with its first records).' },
+    ZONE_CHANGED: { description: 'Its records changed.' },
+    ZONE_DELETED: { description: 'The zone was deleted.' },
+  },
+});
+
 @ObjectType('ZoneChangeFinding', {
   simpleResolvers: true,
   description:
@@ -43,8 +76,14 @@ class ZoneChangeFinding {
   @Field({ description: 'Stable code (TARGET_MISSING, SPF_MULTIPLE_RECORDS, APEX_NS_NOT_AT_PARENT, …).' })
   code!: string;
 
-  @Field({ description: 'warning (an error refuses the change, so none is kept; a zone with strictChecks refuses warnings too).' })
+  @Field({
+    description: 'warning (an error refuses the change, so none is kept; a zone with strictChecks refuses warnings too).',
+    deprecationReason: 'Use `level`, the same as the CheckSeverity enum (since 2026-11-29).',
+  })
   severity!: string;
+
+  @Field(() => CheckSeverityEnum, { description: 'WARNING (an error refuses the change, so none is kept).' })
+  level!: string;
 
   @Field({ description: "The owner of the RRset it is about, relative to the zone ('@' = apex)." })
   owner!: string;
@@ -67,8 +106,14 @@ export class ZoneChangeEntry {
   @Field(() => ID)
   id!: number;
 
-  @Field({ description: 'zone-created, zone-changed or zone-deleted.' })
+  @Field({
+    description: 'zone-created, zone-changed or zone-deleted.',
+    deprecationReason: 'Use `entryKind`, the same as the ZoneChangeEntryKind enum (since 2026-11-29).',
+  })
   kind!: string;
+
+  @Field(() => ZoneChangeEntryKindEnum, { description: 'What the change did to the zone: made it, changed it, or deleted it.' })
+  entryKind!: string;
 
   @Field(() => SerialScalar, { nullable: true })
   serialBefore!: number | null;
@@ -99,10 +144,20 @@ export class ZoneChangeEntry {
       'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are neither a change set nor a person’s single-record write (an import, the service’s own).',
   })
   findings!: ZoneChangeFinding[];
+
+  @Field(() => [ID], {
+    description:
+      'The ids of the records the change deleted (`removed`, the SOA’s serial step and a record edited in place aside: those keep their ids and are in `records`); a client’s normalised cache evicts them. Empty for a change journalled before 2026-11-29.',
+  })
+  removedRecordIds!: number[];
+
+  /** not exposed: the zone, for `records` */
+  domainId!: number;
+  zoneName!: string;
 }
 
 @ObjectType('ZoneChangeConnection', { simpleResolvers: true })
-class ZoneChangeConnection extends Connection(ZoneChangeEntry) {}
+class ZoneChangeConnection extends Connection(ZoneChangeEntry, 'ZoneChangeEdge') {}
 
 @ObjectType('ZoneDiff', { simpleResolvers: true, description: 'The records removed and added between two serials (the SOA aside).' })
 class ZoneDiff {
@@ -130,22 +185,34 @@ class ChangesArgs {
   after?: string | null;
 }
 
+/** the ids of the rows a change deleted, in its journal's order */
+function deletedIds(removed: HistoryRow['removed']): number[] {
+  const ids: number[] = [];
+  for (const record of removed) if (record.id !== undefined) ids.push(record.id);
+  return ids;
+}
+
 /**
  * A journal row as an entry, its fields named one by one: an object spread followed by a field the object does not
  * have takes V8's slow path (half a microsecond an object in Node 20, against a hundredth for the fields named), and
  * a history page makes one for every change and finding.
  */
-export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
+export const toEntry = (row: HistoryRow, zone: { id: number; name: string }): ZoneChangeEntry => ({
   id: row.id,
+  entryKind: row.kind,
+  domainId: zone.id,
+  zoneName: zone.name,
   kind: row.kind,
   serialBefore: row.serialBefore,
   serialAfter: row.serialAfter,
   createdAt: row.createdAt,
   added: row.added,
   removed: row.removed,
+  removedRecordIds: deletedIds(row.removed),
   findings: row.findings.map((f) => ({
     code: f.code,
     severity: f.severity,
+    level: f.severity,
     owner: f.owner,
     type: f.type,
     rfc: f.rfc ?? null,
@@ -165,6 +232,50 @@ export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
         },
 });
 
+/** What a change wrote, as records a client's cache merges by id (docs/graphql.md, «Writes and events»). */
+@Resolver(() => ZoneChangeEntry)
+export class ZoneChangeEntryResolver {
+  @FieldResolver(() => [RecordType], {
+    description:
+      'The records the change wrote (`added`: each added or edited, the SOA’s serial step included) with their ids, as the zone holds them now: one removed or changed since is left out. With `removedRecordIds` and the zone’s `serial` and `recordCount`, what a client’s cache needs to follow the change without reading the zone again.',
+  })
+  records(@Root() entry: ZoneChangeEntry, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.records.written(ctx, { id: entry.domainId, name: entry.zoneName }, entry.added);
+  }
+}
+
+/**
+ * What a change set's write answers of what it touched, by the same rule as the zoneChanged event: its entry of
+ * the history (`change`: its records with ids, the ids it deleted) and the zone as it left it (`domain`).
+ * `revertZone` answers the same type.
+ */
+@Resolver(() => ZoneChangesResult)
+export class ZoneChangesResultResolver {
+  @FieldResolver(() => DomainType, {
+    nullable: true,
+    description:
+      'The zone as the set left it (its serial, its recordCount; a dry run or a change request: as it is); null if it was deleted since.',
+  })
+  async domain(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<DomainType | null> {
+    const zone = await ctx.services.domains.find(ctx, { name: result.zone });
+    // the zone's facts (recordCount) as the write left them, not as this operation read them before
+    if (zone) forgetZone(ctx.loaders, zone.id);
+    return zone;
+  }
+
+  @FieldResolver(() => ZoneChangeEntry, {
+    nullable: true,
+    description:
+      'The change the set wrote, as the history and the zoneChanged event show it: its `records` with their ids, its `removedRecordIds`, its author and findings. Null for a dry run, a set that changed nothing and a change request.',
+  })
+  async change(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<ZoneChangeEntry | null> {
+    if (result.dryRun || result.changeRequest || result.serial === result.serialBefore) return null;
+    const zone = await ctx.services.domains.find(ctx, { name: result.zone });
+    const row = zone && (await ctx.services.history.changeAt(ctx, zone, result.serial));
+    return row ? toEntry(row, zone) : null;
+  }
+}
+
 /** The change history of a zone: `Domain.changes`, `Domain.diff` and `revertZone` (HistoryService). */
 @Resolver(() => DomainType)
 export class HistoryResolver {
@@ -182,7 +293,7 @@ export class HistoryResolver {
       () => ctx.services.history.count(ctx, domain),
       info,
     );
-    return { ...page, nodes: page.nodes.map(toEntry) };
+    return { pageInfo: page.pageInfo, countAll: page.countAll, nodes: page.nodes.map((row) => toEntry(row, domain)) };
   }
 
   @FieldResolver(() => ZoneDiff, {

@@ -1,4 +1,6 @@
-import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { DomainType } from '../types/domain.type';
+import { zoneNow } from '../loaders';
 import { SlowSubscriberError } from '../../services/operations/live-updates';
 import type { LiveEvent } from '../../services/operations/live-updates';
 import type { GraphQLContext } from '../context';
@@ -19,8 +21,26 @@ class ZoneChangedEvent {
   @Field()
   zone!: string;
 
-  @Field(() => ZoneChangeEntry)
+  @Field(() => ZoneChangeEntry, {
+    description: 'The change: its records with their ids (`records`) and the ids of those it deleted (`removedRecordIds`).',
+  })
   change!: ZoneChangeEntry;
+
+  /** not exposed; the `domain` field resolves it */
+  domainId!: number;
+}
+
+/** The zone of a change event, as a client's cache merges it (docs/graphql.md, «Writes and events»). */
+@Resolver(() => ZoneChangedEvent)
+export class ZoneChangedEventResolver {
+  @FieldResolver(() => DomainType, {
+    nullable: true,
+    description:
+      'The zone as it is when the event is sent (its serial, its recordCount): after this change, or a later one; null once the zone is deleted.',
+  })
+  domain(@Root() event: ZoneChangedEvent, @Ctx() ctx: GraphQLContext) {
+    return zoneNow(ctx.loaders, event.domainId);
+  }
 }
 
 @ObjectType('PropagationChangedEvent', { simpleResolvers: true, description: 'A secondary’s state or served serial of the zone changed.' })
@@ -101,7 +121,11 @@ export class LiveResolver {
     _after?: string,
   ): ZoneChangedEvent {
     if (event.kind !== 'change') throw new Error('unexpected event');
-    return { zone: event.zone, change: toEntry(event.change) };
+    return {
+      zone: event.zone,
+      change: toEntry(event.change, { id: event.change.domainId, name: event.zone }),
+      domainId: event.change.domainId,
+    };
   }
 
   @Subscription(() => DnssecKeyChangedEvent, {

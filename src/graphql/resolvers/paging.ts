@@ -13,9 +13,12 @@ export interface CostContext {
   nestedBounds?: Readonly<Record<string, number>>;
 }
 
-/** the items a page (a top-level list, a nested connection) is costed as: its `first`, or its default of 100 */
+/** a page's size without `first` (a top-level list, a nested connection), and what it is costed as */
+export const DEFAULT_PAGE_SIZE = 100;
+
+/** the items a page (a top-level list, a nested connection) is costed as: its `first`, or DEFAULT_PAGE_SIZE */
 export function pageItems(args: Record<string, unknown>): number {
-  return typeof args.first === 'number' ? args.first : 100;
+  return typeof args.first === 'number' ? args.first : DEFAULT_PAGE_SIZE;
 }
 
 /** A page costs its size times what each item asks for. */

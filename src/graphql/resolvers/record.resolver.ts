@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
-import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { forgetZone, zoneNow } from '../loaders';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
 import { RecordConnection } from '../types/connections';
@@ -12,6 +13,35 @@ import { RecordInput } from '../inputs/record.input';
 import { firstOf, listComplexity } from './paging';
 import { recordTypeOf, RecordTypeEnum, typeFilter } from '../types/record-type.enum';
 import { recordData, RecordDataUnion } from '../types/record-data';
+
+/** A record written: its `domain` is then read as the write left the zone, not as this operation read it before. */
+function written(ctx: GraphQLContext, record: RecordRow): RecordRow {
+  forgetZone(ctx.loaders, record.domainId);
+  return record;
+}
+
+@ObjectType('RecordRemoval', {
+  simpleResolvers: true,
+  description: 'What `removeRecord` deleted: the record’s id, and its zone as the deletion left it.',
+})
+export class RecordRemoval {
+  @Field(() => ID, { description: 'The deleted record’s id: a client’s normalised cache evicts the record by it.' })
+  id!: number;
+
+  /** not exposed; the `domain` field resolves it */
+  domainId!: number;
+}
+
+@Resolver(() => RecordRemoval)
+export class RecordRemovalResolver {
+  @FieldResolver(() => DomainType, {
+    nullable: true,
+    description: 'The zone as the deletion left it (its serial, its recordCount); null if it was deleted since.',
+  })
+  domain(@Root() removal: RecordRemoval, @Ctx() ctx: GraphQLContext) {
+    return zoneNow(ctx.loaders, removal.domainId);
+  }
+}
 
 @Resolver(() => RecordType)
 export class RecordResolver {
@@ -55,24 +85,35 @@ export class RecordResolver {
 
   @Mutation(() => RecordType, {
     description:
-      'Adds a record. Held to the zone checks as a change set is: a finding of severity error (a zone BIND would not load, a record never served) refuses it with ZONE_RULE_VIOLATION, naming the finding in details; a warning is answered in extensions.warnings and kept with its history entry (Change.findings).',
+      'Adds a record. Held to the zone checks as a change set is: a finding of severity error (a zone BIND would not load, a record never served) refuses it with ZONE_RULE_VIOLATION, naming the finding in details; a warning is answered in extensions.warnings and kept with its history entry (Change.findings). Its `domain` answers the zone as the write left it (serial, recordCount: docs/graphql.md).',
   })
-  createRecord(@Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.records.create(ctx, input);
+  async createRecord(@Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
+    return written(ctx, await ctx.services.records.create(ctx, input));
   }
 
   @Mutation(() => RecordType, {
     description:
-      'Replaces a record. An SOA edit must raise the serial (RFC 1982). Held to the zone checks as createRecord is: an error refuses it (ZONE_RULE_VIOLATION), a warning is answered and kept with its history entry.',
+      'Replaces a record (it keeps its id). An SOA edit must raise the serial (RFC 1982). Held to the zone checks as createRecord is: an error refuses it (ZONE_RULE_VIOLATION), a warning is answered and kept with its history entry. Its `domain` answers the zone as the write left it.',
   })
-  updateRecord(@Arg('id', () => ID) id: string, @Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.records.update(ctx, parseId(id, 'id'), input);
+  async updateRecord(@Arg('id', () => ID) id: string, @Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
+    return written(ctx, await ctx.services.records.update(ctx, parseId(id, 'id'), input));
   }
 
-  @Mutation(() => Boolean)
+  @Mutation(() => Boolean, { deprecationReason: 'Use removeRecord: it answers the deleted id and the zone (since 2026-11-29).' })
   async deleteRecord(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     await ctx.services.records.delete(ctx, parseId(id, 'id'));
     return true;
+  }
+
+  @Mutation(() => RecordRemoval, {
+    description:
+      'Deletes a record and answers its id (a client’s cache evicts the record) and the zone as the deletion left it (serial, recordCount).',
+  })
+  async removeRecord(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RecordRemoval> {
+    const recordId = parseId(id, 'id');
+    const zone = await ctx.services.records.delete(ctx, recordId);
+    forgetZone(ctx.loaders, zone.id);
+    return { id: recordId, domainId: zone.id };
   }
 
   @FieldResolver(() => RecordTypeEnum, {

@@ -1,5 +1,5 @@
 import { SerialScalar } from '../scalars/serial';
-import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver, Root } from 'type-graphql';
 import type { ZoneChangeKind, ZoneChangeSpec } from '../../services/zones/zone-changes.service';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
@@ -32,6 +32,20 @@ registerEnumType(ZoneChangeKindEnum, {
         'Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled.',
     },
     ENABLE: { description: 'Enable a disabled record (by owner, type and rdata): it is served again with its TTL.' },
+  },
+});
+
+/** how much a zone check's finding matters, as the DNS model names it (lower case) and GraphQL names it */
+export enum CheckSeverityEnum {
+  ERROR = 'error',
+  WARNING = 'warning',
+}
+registerEnumType(CheckSeverityEnum, {
+  name: 'CheckSeverity',
+  description: 'How much a zone check’s finding matters (docs/changes.md, «Checks on every plan»).',
+  valuesConfig: {
+    ERROR: { description: 'The plan is refused.' },
+    WARNING: { description: 'The plan is taken and the finding answered beside it (refused too on a zone with strictChecks).' },
   },
 });
 
@@ -119,7 +133,11 @@ export class ZoneChangeWarning {
   @Field()
   message!: string;
 
-  @Field(() => String, { nullable: true, description: "A zone check's finding: error or warning (a plan with an error is refused)." })
+  @Field(() => String, {
+    nullable: true,
+    description: "A zone check's finding: error or warning (a plan with an error is refused).",
+    deprecationReason: 'Use `level`, the same as the CheckSeverity enum (since 2026-11-29).',
+  })
   severity?: string;
 
   @Field(() => String, { nullable: true, description: 'The owner of the RRset the finding is about.' })
@@ -193,6 +211,18 @@ export class ZoneChangesResult {
       'The zone requires approvals: the set became this change request, and nothing was written (`serial` = `serialBefore`; docs/changes.md, «Review»).',
   })
   changeRequest?: ProposedZoneChange;
+}
+
+/** A warning's severity as an enum, beside the string it was first answered as. */
+@Resolver(() => ZoneChangeWarning)
+export class ZoneChangeWarningResolver {
+  @FieldResolver(() => CheckSeverityEnum, {
+    nullable: true,
+    description: 'A zone check’s finding: how much it matters (null: a warning of the reading, which is no zone check).',
+  })
+  level(@Root() warning: ZoneChangeWarning): string | null {
+    return warning.severity ?? null;
+  }
 }
 
 /** Change sets: many changes of one zone, all or nothing, one serial step (ZoneChangesService). */

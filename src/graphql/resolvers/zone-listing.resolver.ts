@@ -1,6 +1,7 @@
 import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
+import { DnssecStateEnum } from '../types/dnssec.type';
 
 /**
  * What a list of zones shows of each (docs/console.md, «Zones»): batched over the zones of one answer (one
@@ -19,10 +20,18 @@ export class ZoneListingResolver {
 
   @FieldResolver(() => String, {
     description: 'unsigned, signed or disabling: Domain.dnssec.state, without its keys (cheap in a list of zones).',
+    deprecationReason: 'Use `dnssecStatus`, the same as the DnssecState enum (since 2026-11-29).',
   })
   dnssecState(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): string | Promise<string> {
     const listed = ctx.loaders.listedZones.get(domain.id);
     if (listed) return listed.facts.dnssecState;
     return ctx.loaders.zoneFactsById.load(domain.id).then((facts) => facts?.dnssecState ?? 'unsigned');
+  }
+
+  @FieldResolver(() => DnssecStateEnum, {
+    description: 'Whether the zone is signed (Domain.dnssec.status, without its keys: cheap in a list of zones).',
+  })
+  dnssecStatus(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): string | Promise<string> {
+    return this.dnssecState(domain, ctx);
   }
 }

@@ -49,4 +49,4 @@ export class AuditEventType {
 }
 
 @ObjectType('AuditEventConnection', { simpleResolvers: true })
-export class AuditEventConnection extends Connection(AuditEventType) {}
+export class AuditEventConnection extends Connection(AuditEventType, 'AuditEventEdge') {}

@@ -5,10 +5,10 @@ import { RecordType } from './record.type';
 import { UserType } from './user.type';
 
 @ObjectType('UserConnection', { simpleResolvers: true })
-export class UserConnection extends Connection(UserType) {}
+export class UserConnection extends Connection(UserType, 'UserEdge') {}
 
 @ObjectType('DomainConnection', { simpleResolvers: true })
-export class DomainConnection extends Connection(DomainType) {}
+export class DomainConnection extends Connection(DomainType, 'DomainEdge') {}
 
 @ObjectType('RecordConnection', { simpleResolvers: true })
-export class RecordConnection extends Connection(RecordType) {}
+export class RecordConnection extends Connection(RecordType, 'RecordEdge') {}

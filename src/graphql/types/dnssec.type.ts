@@ -11,6 +11,25 @@ registerEnumType(DnssecAlgorithmEnum, {
     'ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with.',
 });
 
+/** a zone's signing state, as the service stores it (lower case) and GraphQL names it */
+export enum DnssecStateEnum {
+  UNSIGNED = 'unsigned',
+  SIGNED = 'signed',
+  DISABLING = 'disabling',
+}
+registerEnumType(DnssecStateEnum, {
+  name: 'DnssecState',
+  description: 'Whether a zone is signed (docs/dnssec.md).',
+  valuesConfig: {
+    UNSIGNED: { description: 'Not signed.' },
+    SIGNED: { description: 'Signed: its DNSKEY, RRSIG and NSEC or NSEC3 records are served.' },
+    DISABLING: {
+      description:
+        'Signing ends: the DS-delete CDS/CDNSKEY are published (RFC 8078) and the zone stays signed until the parent’s DS is gone.',
+    },
+  },
+});
+
 export enum DnssecDenialEnum {
   NSEC = 'NSEC',
   NSEC3 = 'NSEC3',
@@ -276,6 +295,7 @@ export class DnssecType {
   @Field({
     description:
       'unsigned, signed or disabling (RFC 8078: the DS-delete CDS/CDNSKEY are published and the zone stays signed until the parent’s DS is gone).',
+    deprecationReason: 'Use `status`, the same as the DnssecState enum (since 2026-11-29).',
   })
   state!: string;
 

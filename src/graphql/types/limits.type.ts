@@ -50,3 +50,28 @@ export class ApiKeyRateType {
   @Field(() => Int, { nullable: true })
   rateBurst!: number | null;
 }
+
+@ObjectType('OperationLimits', {
+  simpleResolvers: true,
+  description:
+    'What one GraphQL operation may ask for, as the service checks it before anything runs (docs/graphql.md, «Limits»): an operation past one is refused with QUERY_TOO_COMPLEX, whose `extensions.limits` are these same figures.',
+})
+export class OperationLimitsType {
+  @Field(() => Int, {
+    description:
+      'The cost ceiling (GRAPHQL_MAX_COMPLEXITY): a field costs 1 and what it asks for, a list its page size times what each item asks for.',
+  })
+  maxCost!: number;
+
+  @Field(() => Int, { description: 'How deep an operation may nest its fields (GRAPHQL_MAX_DEPTH).' })
+  maxDepth!: number;
+
+  @Field(() => Int, {
+    description:
+      'The largest `first` of a list (MAX_PAGE_SIZE); a nested list without `first` (Domain.records) returns and is costed as this many a parent at most.',
+  })
+  maxPageSize!: number;
+
+  @Field(() => Int, { description: 'The page size of a top-level list or a nested connection without `first`, and what it is costed as.' })
+  defaultPageSize!: number;
+}

@@ -137,6 +137,11 @@ export interface WrittenChange {
 /** One change of one zone, staged by the rules' caller and written by `commit`; see `changeZone`. */
 export class ZoneChange implements ChangeToSign {
   readonly removed: JournalRecord[] = [];
+  /**
+   * the id of each of `removed`'s rows the change deletes, null for one it edits in place (which keeps its id):
+   * journalled beside them (changes.removed_ids), so that a client evicts a deleted record by its id
+   */
+  readonly removedIds: (number | null)[] = [];
   readonly added: JournalRecord[] = [];
   /** the signer's records this step removes and adds (a signed zone: signing.ts) */
   readonly signerRemoved: SignerRow[] = [];
@@ -266,6 +271,7 @@ export class ZoneChange implements ChangeToSign {
     this.refuseDerived(current);
     this.update = { ...next, id: current.id };
     this.removed.push(journalRecord(current));
+    this.removedIds.push(null);
     this.added.push(journalRecord(next));
   }
 
@@ -274,12 +280,14 @@ export class ZoneChange implements ChangeToSign {
     this.refuseDerived(record);
     this.deleteIds.push(record.id);
     this.removed.push(toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
+    this.removedIds.push(record.id);
   }
 
   /** a derived row that goes with its ALIAS/ANAME (a zone-file REPLACE that drops the ALIAS) */
   removeDerived(record: StoredRow): void {
     this.deleteIds.push(record.id);
     this.removed.push(journalRecord(record));
+    this.removedIds.push(record.id);
   }
 
   /** the worker's addresses of an ALIAS/ANAME are its own: a person changes the ALIAS, not them */
@@ -522,6 +530,7 @@ export class ZoneChange implements ChangeToSign {
       const current = this.zone.soa;
       soa = { id: current.id, rdata: withSerial(options.soaRdata ?? current.rdata, after), ttl: options.soaTtl ?? current.ttl };
       this.removed.push(journalRecord(current));
+      this.removedIds.push(null);
       this.added.push(journalRecord({ ...current, ...soa }));
     }
     // the signing: after the decision and the serial step, before the write (signing.ts); a step of the
@@ -546,6 +555,7 @@ export class ZoneChange implements ChangeToSign {
       deleteIds: this.deleteIds,
       soa,
       removed: this.removed,
+      removedIds: this.removedIds,
       added: this.added,
       signerRemoved: this.signerRemoved,
       signerAdded: this.signerAdded,

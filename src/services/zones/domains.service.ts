@@ -139,10 +139,16 @@ export class DomainsService {
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {
-    if (by.id === undefined && by.name === undefined) throw DomainError.invalid('zone', 'zone id or name is required');
-    const [domain] = await this.list(ctx, by, { first: 1 });
+    const domain = await this.find(ctx, by);
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
     return domain;
+  }
+
+  /** one zone the caller may see by id or name, or null when there is none (`get` refuses that with ZONE_NOT_FOUND) */
+  async find(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow | null> {
+    if (by.id === undefined && by.name === undefined) throw DomainError.invalid('zone', 'zone id or name is required');
+    const [domain] = await this.list(ctx, by, { first: 1 });
+    return domain ?? null;
   }
 
   /** what the PowerDNS API was told of these zones (already read by the caller), by zone id: docs/powerdns-api.md */
@@ -176,7 +182,8 @@ export class DomainsService {
   async create(
     ctx: RequestContext,
     input: {
-      userId: number;
+      /** the owning user; omitted: the key's own (an admin key names one) */
+      userId?: number;
       zone: string;
       template?: string | null;
       records?: CanonicalRecord[];
@@ -191,6 +198,7 @@ export class DomainsService {
       soa?: CanonicalRecord;
     },
   ): Promise<DomainRow> {
+    const userId = input.userId ?? ownUserId(ctx);
     const name = normaliseZoneName(input.zone);
     const secondary = input.kind === 'secondary';
     if (!secondary && input.primaries?.length)
@@ -211,7 +219,7 @@ export class DomainsService {
         })),
       );
     }
-    if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+    if (!canSeeUser(ctx.principal, userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
     requireFlag(ctx.principal.policy, 'mayCreateZones');
     // the name rules bind users; the admin key may create any zone for anyone (a registry's suffix, a zone
     // split across users), and does so without the locks and the lookup
@@ -237,14 +245,14 @@ export class DomainsService {
     // the records it is created with (the SOA with them) count against the user's record quota as a change
     // set's would (README "Quotas"); the admin creates zones for anyone. Nobody else writes a zone not yet made
     if (input.records && ctx.principal.kind === 'user') {
-      const limits = await userLimits(ctx.db, input.userId);
+      const limits = await userLimits(ctx.db, userId);
       const limit = limits?.maxRecordsPerZone ?? this.settings.quotas.maxRecordsPerZone;
       if (limit !== 0 && input.records.length + 1 > limit)
         throw quotaExceeded('maxRecordsPerZone', { limit, current: 0 }, `records in zone ${name}`);
     }
     const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
     const primaries = secondary
-      ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', {
+      ? await serverEntries(ctx.db, userId, input.primaries!, 'primaries', {
           keyRequired: false,
           namedBy: ctx.principal,
           allow: this.settings.transferServersAllow,
@@ -254,7 +262,7 @@ export class DomainsService {
       secondary || input.records
         ? undefined
         : await this.templates.recordsFor(ctx.db, {
-            userId: input.userId,
+            userId,
             zone: name,
             template: input.template,
             allowedTtls: allowedTtlsOf(ctx, this.settings),
@@ -275,12 +283,12 @@ export class DomainsService {
       kind: 'create-zone',
       transaction: checkNames || secondary,
       insert: async (sql) => {
-        if (checkNames) await this.refuseNestingWithOthers(sql, name, input.userId);
+        if (checkNames) await this.refuseNestingWithOthers(sql, name, userId);
         const initial = initialSerial(this.settings.serialPolicy, new Date());
         // the user's zone quota binds the user's keys; the admin creates zones for anyone (README "Quotas")
         const defaultMaxZones = ctx.principal.kind === 'user' ? this.settings.quotas.maxZones : undefined;
         let result = await insertZone(sql, {
-          userId: input.userId,
+          userId: userId,
           name,
           serial: initial,
           records: recordsAt(initial),
@@ -293,7 +301,7 @@ export class DomainsService {
         if ('history' in result) {
           const serial = this.firstSerial(initial, result.history);
           result = await insertZone(sql, {
-            userId: input.userId,
+            userId: userId,
             name,
             serial,
             records: recordsAt(serial),
@@ -417,4 +425,11 @@ function withSetNs(records: CanonicalRecord[], defaultNs: string[], setNs: strin
     ...records.filter((r) => !(r.owner === '@' && r.type === 'NS')),
     ...setNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns, ttl })),
   ];
+}
+
+/** the user a zone is made for when the caller names none: a user's key's own; an admin key must name one */
+function ownUserId(ctx: RequestContext): number {
+  const own = scopeUserId(ctx.principal);
+  if (own === undefined) throw DomainError.invalid('userId', 'userId: an admin key names the user the zone is for', 'REQUIRED');
+  return own;
 }

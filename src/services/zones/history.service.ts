@@ -1,7 +1,7 @@
 import type { JournalRecord } from '../../entities/change.entity';
 import { recordIdentity } from '../../dns/record';
 import { DomainError } from '../../errors/catalogue';
-import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory } from '../../repositories/history';
+import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneChangeAt, zoneHistory } from '../../repositories/history';
 import type { RequestContext } from '../context';
 import type { ZoneChangesResult, ZoneChangesService, ZoneChangeSpec } from './zone-changes.service';
 import { isRestricted, readsRecord } from '../../auth/policy';
@@ -24,6 +24,18 @@ export interface ZoneDiff {
 /** a record with its TTL: a TTL change is journalled as a removal and an addition, which must not cancel */
 const identity = (r: JournalRecord) => recordIdentity(r, { withTtl: true });
 
+/** a change as the caller may see it: a restricted key only the records (and findings) its rules let it read */
+function asSeenBy(ctx: RequestContext, zone: string, row: HistoryRow): HistoryRow {
+  if (!isRestricted(ctx.principal.policy)) return row;
+  return {
+    ...row,
+    added: readable(ctx, zone, row.added),
+    removed: readable(ctx, zone, row.removed),
+    // a finding names an RRset: one the key may not read is not shown either
+    findings: readable(ctx, zone, row.findings),
+  };
+}
+
 /**
  * The change history of a zone, read from the journal every change writes (the same rows IXFR serves):
  * who changed what and when, the difference between two serials, and a revert as a new change set. How long
@@ -34,19 +46,16 @@ export class HistoryService {
   constructor(private readonly zoneChanges: ZoneChangesService) {}
 
   list(ctx: RequestContext, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
-    return ctx.db
-      .connection((sql) => zoneHistory(sql, zone, page))
-      .then((rows) =>
-        isRestricted(ctx.principal.policy)
-          ? rows.map((row) => ({
-              ...row,
-              added: readable(ctx, zone.name, row.added),
-              removed: readable(ctx, zone.name, row.removed),
-              // a finding names an RRset: one the key may not read is not shown either
-              findings: readable(ctx, zone.name, row.findings),
-            }))
-          : rows,
-      );
+    return ctx.db.connection((sql) => zoneHistory(sql, zone, page)).then((rows) => rows.map((row) => asSeenBy(ctx, zone.name, row)));
+  }
+
+  /**
+   * The change that left the zone at `serial`, as `list` shows it (a change set's own entry, read after it was
+   * written: ZoneChangesResult.change); undefined when the journal keeps none (a set that changed nothing)
+   */
+  async changeAt(ctx: RequestContext, zone: { id: number; name: string }, serial: number): Promise<HistoryRow | undefined> {
+    const row = await ctx.db.connection((sql) => zoneChangeAt(sql, zone, serial));
+    return row && asSeenBy(ctx, zone.name, row);
   }
 
   count(ctx: RequestContext, zone: { id: number; name: string }): Promise<number> {

@@ -3,11 +3,14 @@ import { scopeUserId } from '../../auth/principal';
 import { readsRecord, requireAllowed, seesZone } from '../../auth/policy';
 import { readRulesOf } from '../../auth/policy';
 import { parseApiRecord, RecordInput, type CanonicalRecord } from '../../dns/record';
-import { rdataFromFields, typedRdataMember } from '../../dns/rdata-fields';
+import { fieldApiName, rdataFromFields, typedRdataMember } from '../../dns/rdata-fields';
+import { rdataFieldOf } from '../../dns/problem';
+import type { RecordTypeDefinition } from '../../dns/record-types';
 import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
-import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../../repositories/read-model';
+import { countRecords, listRecords, PageRequest, RecordFilter, recordsByIdentity, RecordRow } from '../../repositories/read-model';
+import type { JournalRecord } from '../../entities/change.entity';
 import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { WriteEngine, ZoneChange } from '../write-engine';
@@ -61,6 +64,16 @@ export class RecordsService {
 
   count(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): Promise<number> {
     return countRecords(ctx.db, this.scoped(ctx, filter));
+  }
+
+  /**
+   * The records a change wrote (its journal's additions: ZoneChangeEntry.records) that the zone holds now, with
+   * their ids, among those the caller may read
+   */
+  async written(ctx: RequestContext, zone: { id: number; name: string }, added: readonly JournalRecord[]): Promise<RecordRow[]> {
+    const policy = ctx.principal.policy;
+    const readable = added.filter((r) => readsRecord(policy, zone.name, r.owner, r.type));
+    return ctx.db.connection((sql) => recordsByIdentity(sql, zone, readable));
   }
 
   async get(ctx: RequestContext, id: number): Promise<RecordRow> {
@@ -129,8 +142,9 @@ export class RecordsService {
     );
   }
 
-  async delete(ctx: RequestContext, id: number): Promise<void> {
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
+  /** Deletes one record; answers the zone it was of (by id and name) */
+  async delete(ctx: RequestContext, id: number): Promise<{ id: number; name: string }> {
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
         throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
@@ -139,6 +153,7 @@ export class RecordsService {
       if (problems.length) throw errorFromProblems(problems, target.type);
       change.remove(target);
       await change.commit();
+      return { id: change.zone.id, name: change.zone.name };
     });
   }
 
@@ -149,8 +164,11 @@ export class RecordsService {
     return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
   }
 
-  /** the presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them) */
-  private rdataOf(input: RecordChangeInput): string {
+  /**
+   * The presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them);
+   * for `data`, where its problems are to be named (`typedAt`)
+   */
+  private rdataOf(input: RecordChangeInput): { rdata: string; typedAt?: (problems: ErrorDetail[]) => ErrorDetail[] } {
     const given = input.rdata !== undefined && input.rdata !== null;
     const data = input.data ?? undefined;
     if (given === (data !== undefined)) {
@@ -160,10 +178,10 @@ export class RecordsService {
         'RDATA_OR_DATA',
       );
     }
-    if (given) return input.rdata as string;
+    if (given) return { rdata: input.rdata as string };
     const members = Object.entries(data!).filter(([, value]) => value !== undefined && value !== null);
     if (members.length !== 1)
-      throw DomainError.invalid('data', `data: set exactly one member (the record type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
+      throw DomainError.invalid('data', `data: set exactly one member (the record's type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
     const [member, values] = members[0];
     const definition = getRecordType(String(input.type ?? '').trim());
     if (!definition || typedRdataMember(definition.type) !== member) {
@@ -175,20 +193,34 @@ export class RecordsService {
     }
     const built = rdataFromFields(definition, values!, `data.${member}`);
     if (!built.ok) throw errorFromProblems(built.problems, definition.type);
-    return built.rdata;
+    return { rdata: built.rdata, typedAt: (problems) => problems.map((p) => atTypedField(p, definition, member)) };
   }
 
   private parse(ctx: RequestContext, zone: string, change: RecordChangeInput) {
-    const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata: this.rdataOf(change) };
+    const { rdata, typedAt = (problems: ErrorDetail[]) => problems } = this.rdataOf(change);
+    const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata };
     const parsed = parseApiRecord(zone, input, allowedTtlsOf(ctx, this.settings));
-    if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
+    if (!parsed.ok) throw errorFromProblems(typedAt(parsed.problems), input.type);
     // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
     // file only warns (its author wrote master-file syntax on purpose)
     const repeats = parsed.warnings.filter((w) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
-    if (repeats.length) throw errorFromProblems(repeats, input.type);
+    if (repeats.length) throw errorFromProblems(typedAt(repeats), input.type);
     ctx.warnings?.push(...parsed.warnings);
     return parsed.record;
   }
+}
+
+/**
+ * A problem of RDATA put together from typed fields, named where the caller gave it: the field its parser named
+ * (`data.mx.preference`), the only field of a type that has one, else the type's member (`data.mx`); a form
+ * shows it beside that input. Problems of other fields (owner, ttl) stay as they are.
+ */
+function atTypedField(p: ErrorDetail, definition: RecordTypeDefinition, member: string): ErrorDetail {
+  if (p.field !== 'rdata') return p;
+  const named = rdataFieldOf(p);
+  const field = definition.fields.find((f) => f.name === named) ?? (definition.fields.length === 1 ? definition.fields[0] : undefined);
+  const at = field ? `data.${member}.${fieldApiName(field.name)}` : `data.${member}`;
+  return { ...p, field: at, message: p.message.replace(/^rdata:/, `${at}:`) };
 }
 
 /**

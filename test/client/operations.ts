@@ -1,0 +1,108 @@
+import { graphql } from './generated';
+
+/** the zone page: what the cache holds of a zone and its records */
+export const ZoneDocument = graphql(`
+  query Zone($name: String!) {
+    domain(name: $name) {
+      id
+      name
+      serial
+      recordCount
+      records {
+        id
+        owner
+        type
+        rdata
+        ttl
+      }
+    }
+  }
+`);
+
+export const ApplyChangesDocument = graphql(`
+  mutation ApplyChanges($zone: String!, $changes: [ZoneChangeInput!]!) {
+    applyZoneChanges(zone: $zone, changes: $changes) {
+      domain {
+        id
+        serial
+        recordCount
+      }
+      change {
+        removedRecordIds
+        records {
+          id
+          owner
+          type
+          rdata
+          ttl
+        }
+      }
+    }
+  }
+`);
+
+export const CreateRecordDocument = graphql(`
+  mutation CreateRecord($input: RecordInput!) {
+    createRecord(input: $input) {
+      id
+      owner
+      type
+      rdata
+      ttl
+      domain {
+        id
+        serial
+        recordCount
+        soa {
+          id
+          owner
+          type
+          rdata
+          ttl
+        }
+      }
+    }
+  }
+`);
+
+export const RemoveRecordDocument = graphql(`
+  mutation RemoveRecord($id: ID!) {
+    removeRecord(id: $id) {
+      id
+      domain {
+        id
+        serial
+        recordCount
+        soa {
+          id
+          owner
+          type
+          rdata
+          ttl
+        }
+      }
+    }
+  }
+`);
+
+export const ZoneChangedDocument = graphql(`
+  subscription ZoneChanged($zone: String!) {
+    zoneChanged(zone: $zone) {
+      domain {
+        id
+        serial
+        recordCount
+      }
+      change {
+        removedRecordIds
+        records {
+          id
+          owner
+          type
+          rdata
+          ttl
+        }
+      }
+    }
+  }
+`);
