@@ -50,11 +50,14 @@ export async function listNameserverSets(sql: Sql, withCounts = false): Promise<
   return rows.map(toRow);
 }
 
-export async function nameserverSetByName(sql: Sql, name: string): Promise<NameserverSetRow | undefined> {
-  const rows = await sql.rows<Raw>(
-    `select ${COLUMNS}, (select count(*) from domains d where d.nameserver_set = n.id) as zone_count from nameserver_sets n where n.name = $1`,
-    [name],
-  );
+/**
+ * one set by name; with `withCount` the number of zones in it (`zoneCount`, else 0). The count reads every zone
+ * of the set: a zone's create, which only needs the set's servers and names, must not pay for it (at 100,000
+ * zones in the default set it was the one statement of a create whose cost grew with the zones: bench/FINDINGS.md)
+ */
+export async function nameserverSetByName(sql: Sql, name: string, withCount = false): Promise<NameserverSetRow | undefined> {
+  const count = withCount ? ', (select count(*) from domains d where d.nameserver_set = n.id) as zone_count' : '';
+  const rows = await sql.rows<Raw>(`select ${COLUMNS}${count} from nameserver_sets n where n.name = $1`, [name]);
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 

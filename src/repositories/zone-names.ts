@@ -37,3 +37,25 @@ export async function zoneOfAnotherUserNests(sql: Sql, zone: { name: string; anc
   );
   return row.nests;
 }
+
+/**
+ * `zoneOfAnotherUserNests` for many zones in one statement: the names among `zones` that a zone of a user
+ * other than its own would nest with.
+ */
+export async function zonesOfAnotherUserNest(
+  sql: Sql,
+  zones: readonly { name: string; ancestors: string[]; userId: number }[],
+): Promise<Set<string>> {
+  const input = zones.map((zone) => {
+    const below = [...`.${zone.name}`].reverse().join('');
+    return { name: zone.name, ancestors: zone.ancestors, below, below_end: `${below.slice(0, -1)}/`, user_id: zone.userId };
+  });
+  const rows = await sql.rows<{ name: string }>(
+    `select z.name from json_to_recordset($1::json) as z(name text, ancestors text[], below text, below_end text, user_id bigint)
+      where exists (select 1 from domains where name = any(z.ancestors) and user_id <> z.user_id)
+         or exists (select 1 from domains
+                     where reverse(name) collate "C" >= z.below and reverse(name) collate "C" < z.below_end and user_id <> z.user_id)`,
+    [JSON.stringify(input)],
+  );
+  return new Set(rows.map((r) => r.name));
+}
