@@ -115,8 +115,8 @@ async function main() {
     const document = (names) =>
       BULK
         ? {
-            query: `mutation($u: ID!, $z: [String!]!) { createDomains(input: {userId: $u, zones: $z}) { created { id } failed { zone code } } }`,
-            variables: { u: userId, z: names },
+            query: `mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id } }`,
+            variables: { input: names.map((zone) => ({ userId, zone })) },
           }
         : {
             query: `mutation($u: ID!) { ${names.map((z, i) => `c${i}: createDomain(input: {userId: $u, zone: "${z}"}) { id }`).join(' ')} }`,

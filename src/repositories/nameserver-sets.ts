@@ -202,7 +202,7 @@ export async function catalogsListing(sql: Sql, ids: number[]): Promise<{ domain
 export async function setsOfZones(sql: Sql, names: string[]): Promise<Map<string, number[]>> {
   const rows = await sql.rows<{ name: string; nameserver_set: string; leaving: string | null }>(
     `select d.name, d.nameserver_set, x.nameserver_set as leaving from domains d left join catalog_departures x on x.domain_id = d.id
-      where d.name = any($1::text[])`,
+      where d.name collate "C" = any($1::text[])`,
     [names],
   );
   return new Map(rows.map((r) => [r.name, [Number(r.nameserver_set), ...(r.leaving === null ? [] : [Number(r.leaving)])]]));

@@ -111,7 +111,7 @@ export async function subscriptionOf(sql: Sql, id: number, userId: number | unde
 
 /** of `names`, those that are zones of `userId` (undefined: of anyone, the operator's view) */
 export async function zonesOfUser(sql: Sql, names: readonly string[], userId: number | undefined): Promise<Set<string>> {
-  const rows = await sql.rows(`select name from domains where name = any($1::text[]) and ($2::bigint is null or user_id = $2)`, [
+  const rows = await sql.rows(`select name from domains where name collate "C" = any($1::text[]) and ($2::bigint is null or user_id = $2)`, [
     names,
     userId ?? null,
   ]);

@@ -790,13 +790,16 @@ export async function lastSerialsOfNames(sql: Sql, names: readonly string[]): Pr
     `select n.name, (select c.serial_after from changes c where c.zone = n.name order by c.id desc limit 1) as serial
        from unnest($1::text[]) as n(name)`,
     [names],
+    { plan: 'values' },
   );
   return new Map(rows.filter((r) => r.serial !== null).map((r) => [r.name, Number(r.serial)]));
 }
 
 /** the names among `names` that a zone has now */
 export async function existingZoneNames(sql: Sql, names: readonly string[]): Promise<Set<string>> {
-  const rows = await sql.rows<{ name: string }>('select name from domains where name = any($1::text[])', [names]);
+  // planned for its names: a plan made once while the table was small reads every zone (measured: 90 % of a bulk
+  // create's time at 4,000 zones)
+  const rows = await sql.rows<{ name: string }>('select name from domains where name collate "C" = any($1::text[])', [names], { plan: 'values' });
   return new Set(rows.map((r) => r.name));
 }
 
