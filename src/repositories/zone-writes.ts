@@ -799,7 +799,9 @@ export async function lastSerialsOfNames(sql: Sql, names: readonly string[]): Pr
 export async function existingZoneNames(sql: Sql, names: readonly string[]): Promise<Set<string>> {
   // planned for its names: a plan made once while the table was small reads every zone (measured: 90 % of a bulk
   // create's time at 4,000 zones)
-  const rows = await sql.rows<{ name: string }>('select name from domains where name collate "C" = any($1::text[])', [names], { plan: 'values' });
+  const rows = await sql.rows<{ name: string }>('select name from domains where name collate "C" = any($1::text[])', [names], {
+    plan: 'values',
+  });
   return new Set(rows.map((r) => r.name));
 }
 
@@ -845,7 +847,17 @@ export async function insertZones(
     api_kind: z.apiLabels?.kind ?? null,
     records: z.records,
   }));
-  const rows = await sql.rows(
+  const rows = await sql.rows<{
+    what: 'zone' | 'user';
+    id: string | null;
+    user_id: string;
+    name: string;
+    serial: string;
+    created_at: string;
+    kind: ZoneKind;
+    zone_count: number | null;
+    max: number | null;
+  }>(
     `with input as (
        select * from json_to_recordset($1::json)
          as x(n int, user_id bigint, name text, serial bigint, kind text, nameserver_set bigint, api_account text, api_kind text, records json)),
@@ -893,10 +905,10 @@ export async function insertZones(
     .map((r) => ({
       id: Number(r.id),
       userId: Number(r.user_id),
-      name: r.name as string,
+      name: r.name,
       serial: Number(r.serial),
       createdAt: new Date(r.created_at),
-      kind: r.kind as ZoneKind,
+      kind: r.kind,
     }))
     .sort((a, b) => order.get(a.name)! - order.get(b.name)!);
   const overQuota = new Map<number, { limit: number; current: number }>();

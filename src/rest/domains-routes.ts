@@ -146,8 +146,16 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     status: 201,
     body: {
       user_id: { kind: 'int', required: true, description: 'id of the owning user' },
-      zones: { kind: 'list', required: true, description: 'the zone names, created in this order; at most 5,000', items: { type: 'string' } },
-      template: { kind: 'string', description: 'the record template every zone starts with (docs/templates-and-alias.md); omitted: default' },
+      zones: {
+        kind: 'list',
+        required: true,
+        description: 'the zone names, created in this order; at most 5,000',
+        items: { type: 'string' },
+      },
+      template: {
+        kind: 'string',
+        description: 'the record template every zone starts with (docs/templates-and-alias.md); omitted: default',
+      },
     },
     response: {
       type: 'array',

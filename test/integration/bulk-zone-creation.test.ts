@@ -144,7 +144,12 @@ test("a user's key: its quota and another user's zone refuse the zones named, an
   const before = await footprint();
   const nested = await app.gql(
     CREATE_MANY,
-    { input: [{ userId: owner, zone: 'mine.example.net' }, { userId: owner, zone: 'a.held.example.com' }] },
+    {
+      input: [
+        { userId: owner, zone: 'mine.example.net' },
+        { userId: owner, zone: 'a.held.example.com' },
+      ],
+    },
     key,
   );
   expect(errorCode(nested)).toBe('ZONES_NOT_CREATED');
@@ -184,7 +189,7 @@ test('REST: POST /api/domain/add-many creates them (201), or none with 400 ZONES
 test('CLI: zone create --from-file makes the zones of the file (comments and blank lines skipped), or none', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zk-bulk-'));
   const file = path.join(dir, 'zones.txt');
-  writeFileSync(file, '# a provider\'s new customers\ncli1.bulk.test\n\ncli2.bulk.test.\n  CLI3.bulk.test\n');
+  writeFileSync(file, "# a provider's new customers\ncli1.bulk.test\n\ncli2.bulk.test.\n  CLI3.bulk.test\n");
   const run = await runCli(app.baseUrl, ['zone', 'create', 'bulk@example.org', '--from-file', file, '--json']);
   expect(run.err).toBe('');
   expect(run.code).toBe(0);

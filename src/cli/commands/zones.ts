@@ -59,7 +59,10 @@ export function registerZoneCommands(program: Command): void {
     .description(
       'create many zones for a user given by id or e-mail in one call, all or none (docs/scale.md): the names in --from-file, one a line',
     )
-    .requiredOption('--from-file <file>', 'the zone names, one a line (blank lines and lines starting with # are skipped); - reads standard input')
+    .requiredOption(
+      '--from-file <file>',
+      'the zone names, one a line (blank lines and lines starting with # are skipped); - reads standard input',
+    )
     .option('--template <name>', "the record template each starts with (the user's, else an admin-wide one); default: the settings'")
     .option('--nameserver-set <name>', 'the nameserver set that serves them (admin key); default: `default`')
     .action(async (user: string, options: { fromFile: string; template?: string; nameserverSet?: string }) => {
@@ -68,7 +71,9 @@ export function registerZoneCommands(program: Command): void {
       const userId = await userIdOf(user);
       const { createDomains } = await gql<{ createDomains: { id: string; name: string; serial: number }[] }>(
         `mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id name serial } }`,
-        { input: names.map((zone) => ({ userId, zone, template: options.template ?? null, nameserverSet: options.nameserverSet ?? null })) },
+        {
+          input: names.map((zone) => ({ userId, zone, template: options.template ?? null, nameserverSet: options.nameserverSet ?? null })),
+        },
       );
       print(program, createDomains);
     });

@@ -298,7 +298,11 @@ export class DomainsService {
         prepared.push(await this.prepare(ctx, input, shared));
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
-        refuse(index, String(input.zone), error.details.length ? error.details : [{ field: 'zone', code: error.code, message: error.message }]);
+        refuse(
+          index,
+          String(input.zone),
+          error.details.length ? error.details : [{ field: 'zone', code: error.code, message: error.message }],
+        );
         prepared.push(undefined);
       }
     }
@@ -311,16 +315,21 @@ export class DomainsService {
     }
     const zones = prepared.filter((zone): zone is PreparedZone => zone !== undefined);
     const refuseExisting = async () => {
-      const existing = await existingZoneNames(ctx.db, zones.map((zone) => zone.name));
+      const existing = await existingZoneNames(
+        ctx.db,
+        zones.map((zone) => zone.name),
+      );
       for (const [index, zone] of prepared.entries())
-        if (zone && existing.has(zone.name) && seen.get(zone.name) === index) refuse(index, zone.name, [duplicateZone('a zone of that name exists')]);
+        if (zone && existing.has(zone.name) && seen.get(zone.name) === index)
+          refuse(index, zone.name, [duplicateZone('a zone of that name exists')]);
     };
     await refuseExisting();
     if (refusals.length) throw zonesNotCreated(refusals);
     try {
       return await this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
         kind: 'create-zones',
-        insert: (sql) => this.insertMany(ctx, sql, zones, (index, problems) => refuse(inputs.indexOf(zones[index].input), zones[index].name, problems)),
+        insert: (sql) =>
+          this.insertMany(ctx, sql, zones, (index, problems) => refuse(inputs.indexOf(zones[index].input), zones[index].name, problems)),
       });
     } catch (error) {
       // a zone of one of the names committed meanwhile (the unique name decided): say which
@@ -340,7 +349,10 @@ export class DomainsService {
     const checked = zones.filter((zone) => zone.checkNames);
     if (checked.length) {
       const ancestry = checked.map((zone) => ({ name: zone.name, ancestors: selfAndAncestors(zone.name).slice(1), userId: zone.userId }));
-      await lockZoneNames(sql, [...new Set(checked.flatMap((zone) => selfAndAncestors(zone.name)))].filter((n) => !isPublicSuffix(n)));
+      await lockZoneNames(
+        sql,
+        [...new Set(checked.flatMap((zone) => selfAndAncestors(zone.name)))].filter((n) => !isPublicSuffix(n)),
+      );
       const nesting = await zonesOfAnotherUserNest(sql, ancestry);
       for (const [index, zone] of zones.entries()) if (nesting.has(zone.name)) refuse(index, nestsWithAnother(zone.name).details);
       if (nesting.size) throw new DomainError('ZONE_OWNED_BY_ANOTHER_USER');
