@@ -836,6 +836,10 @@ export async function insertZones(
   missingUsers: Set<number>;
 }> {
   const scheduled = zones.some((z) => z.records.some((r) => FLATTENED_TYPE_NAMES.has(r.type)));
+  // the owners' rows are locked in id order first: two calls for the same users in other orders (the update below
+  // takes its rows in no stated order) would otherwise deadlock
+  const users = [...new Set(zones.map((z) => z.userId))].sort((a, b) => a - b);
+  if (users.length > 1) await sql.rows('select 1 from users where id = any($1::bigint[]) order by id for update', [users]);
   const input = zones.map((z, n) => ({
     n,
     user_id: z.userId,
