@@ -22,6 +22,8 @@ export interface ErrorDetail {
   current?: number;
   /** seconds until a refused request would be taken (RATE_LIMITED) */
   retryAfter?: number;
+  /** the zone a problem of a call about many zones is about (ZONES_NOT_CREATED) */
+  zone?: string;
 }
 
 interface CatalogueEntry {
@@ -52,6 +54,7 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
   USER_HAS_NEW_ZONES: { status: 409, message: 'Zones kept being created for the user while it was deleted; try again' },
   DUPLICATE_ZONE: { status: 409, message: 'Duplicate Zone' },
+  ZONES_NOT_CREATED: { status: 400, message: 'No zone was created: the zones named in details were refused' },
   ZONE_OWNED_BY_ANOTHER_USER: { status: 409, message: 'The zone would be inside, or would contain, a zone of another user' },
   DUPLICATE_TSIG_KEY: { status: 409, message: 'A TSIG key with that name exists' },
   DUPLICATE_TEMPLATE: { status: 409, message: 'A template with that name exists' },

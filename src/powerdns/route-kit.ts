@@ -22,7 +22,12 @@ export class PowerDnsError extends Error {
   }
 }
 
-export type PowerDnsResult = { status: number; body: unknown } | { status: number; text: string; contentType: string } | { status: number };
+export type PowerDnsResult =
+  | { status: number; body: unknown }
+  | { status: number; text: string; contentType: string }
+  /** a JSON array written as its pages come (every zone: external-dns and octoDNS read the list whole) */
+  | { status: number; itemPages: AsyncIterable<readonly unknown[]> }
+  | { status: number };
 
 export interface PowerDnsInputs {
   params: Record<string, string>;

@@ -5,6 +5,7 @@ import { failureOf, startFailureAnswer } from '../request-failure';
 import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { sendJson } from '../http/send-json';
+import { sendItems } from '../http/send-stream';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { databaseOf } from '../http/read-routing';
 import type { Services } from '../services';
@@ -71,12 +72,19 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
   // PowerDNS clients send JSON, some without a content type (acme.sh's curl): every body is read as JSON
   const json = express.json({ limit: bodyLimit, type: () => true });
 
-  const send = (res: Response, result: PowerDnsResult) => {
+  const send = async (res: Response, result: PowerDnsResult) => {
     if ('text' in result) res.status(result.status).type(result.contentType).send(result.text);
     else if ('body' in result) sendJson(res, result.status, result.body);
+    else if ('itemPages' in result) await sendItems(res, result.status, result.itemPages);
     else res.status(result.status).end();
   };
   const fail = (res: Response, error: unknown, rrsetLabels: RrsetLabels = { changes: [], comments: [] }) => {
+    // a streamed answer that failed after its first page: its status is sent, so the connection is cut short
+    // (the client sees an incomplete body, never a list that looks whole)
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     // a PowerDnsError is the edge's own answer in PowerDNS's words (its status and message as PowerDNS's)
     if (error instanceof PowerDnsError) {
       res.status(error.status).json({ error: error.message });
@@ -104,7 +112,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
       try {
         // PowerDNS 5's zone variant (`zone..view`) is refused on every route of a zone: views are not zones here
         if (typeof req.params.zone === 'string') refuseZoneVariant(req.params.zone);
-        send(
+        await send(
           res,
           await route.handle({
             params: req.params as Record<string, string>,

@@ -75,7 +75,8 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
   const dots = [...qname.matchAll(/\./g)].map((m) => m.index).filter((at) => !isEscapedAt(qname, at));
   const candidates = qname === '' ? [] : [qname, ...dots.map((at) => qname.slice(at + 1))];
   // every nameserver set's catalog is a candidate (the default set's is CATALOG_ZONE): the longest one that
-  // contains qname, in the same statement (a handful of rows, docs/transfers.md «Nameserver sets»)
+  // contains qname, in the same statement (a handful of rows, docs/transfers.md «Nameserver sets»); the names
+  // compared `collate "C"`, by the B-tree, not by the zone search's trigram index (repositories/zone-names.ts)
   const rows = await sql.rows<{
     id: string | null;
     name: string | null;
@@ -90,7 +91,7 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
     `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, d.has_view_zones, c.id as catalog_set, c.name as catalog_name,
             (select serial from catalog_state where name = c.name) as catalog_serial
        from (select 1) as one
-       left join lateral (select id, name, serial, user_id, nameserver_set, has_view_zones from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
+       left join lateral (select id, name, serial, user_id, nameserver_set, has_view_zones from domains where name collate "C" = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
        left join lateral (select id, coalesce(catalog_zone, $2) as name from nameserver_sets
                            where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true`,
     [candidates, catalogZone],

@@ -50,7 +50,7 @@ export async function zonesByName(
   if (!names.length) return [];
   const rows = await sql.rows(
     `select d.id, d.name, d.user_id, z.state = 'signed' as signed from domains d left join dnssec_zones z on z.domain_id = d.id
-      where d.name = any($1::text[])`,
+      where d.name collate "C" = any($1::text[])`,
     [[...names]],
   );
   return rows.map((row) => ({ id: Number(row.id), name: row.name, userId: Number(row.user_id), signed: row.signed === true }));

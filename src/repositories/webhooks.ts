@@ -111,10 +111,10 @@ export async function subscriptionOf(sql: Sql, id: number, userId: number | unde
 
 /** of `names`, those that are zones of `userId` (undefined: of anyone, the operator's view) */
 export async function zonesOfUser(sql: Sql, names: readonly string[], userId: number | undefined): Promise<Set<string>> {
-  const rows = await sql.rows(`select name from domains where name = any($1::text[]) and ($2::bigint is null or user_id = $2)`, [
-    names,
-    userId ?? null,
-  ]);
+  const rows = await sql.rows(
+    `select name from domains where name collate "C" = any($1::text[]) and ($2::bigint is null or user_id = $2)`,
+    [names, userId ?? null],
+  );
   return new Set(rows.map((row) => row.name as string));
 }
 

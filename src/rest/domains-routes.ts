@@ -137,6 +137,40 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
   },
   {
+    method: 'post',
+    path: '/domain/add-many',
+    operationId: 'addDomains',
+    tag: 'domains',
+    summary:
+      'Create many domains of one user in one call, all or none (docs/scale.md): when any is refused none is created, and 400 ZONES_NOT_CREATED names each refused zone in its details (input[i].zone, i its place in zones)',
+    status: 201,
+    body: {
+      user_id: { kind: 'int', required: true, description: 'id of the owning user' },
+      zones: {
+        kind: 'list',
+        required: true,
+        description: 'the zone names, created in this order; at most 5,000',
+        items: { type: 'string' },
+      },
+      template: {
+        kind: 'string',
+        description: 'the record template every zone starts with (docs/templates-and-alias.md); omitted: default',
+      },
+    },
+    response: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'integer' }, zone: { type: 'string' } }, required: ['id', 'zone'] },
+    },
+    async handle(inputs, runner) {
+      const userId = String(inputs.user_id);
+      const zones = inputs.zones as unknown[];
+      const data = await runner.run<{ createDomains: { id: string; name: string }[] }>('createDomains', {
+        input: zones.map((zone) => ({ userId, zone, template: inputs.template })),
+      });
+      return { body: data.createDomains.map((zone) => ({ id: Number(zone.id), zone: zone.name })) };
+    },
+  },
+  {
     method: 'delete',
     path: '/domain/delete',
     operationId: 'deleteDomain',

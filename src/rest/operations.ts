@@ -73,6 +73,7 @@ export const OPERATIONS = {
   zoneExists: `query ZoneExists($id: ID, $name: String) { domain(id: $id, name: $name) { id } }`,
   recordExists: `query RecordExists($id: ID!) { record(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
+  createDomains: `mutation CreateDomains($input: [CreateDomainInput!]!) { createDomains(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, force: $force) {

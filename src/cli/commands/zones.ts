@@ -55,6 +55,29 @@ export function registerZoneCommands(program: Command): void {
       );
     });
   zone
+    .command('create <user>')
+    .description(
+      'create many zones for a user given by id or e-mail in one call, all or none (docs/scale.md): the names in --from-file, one a line',
+    )
+    .requiredOption(
+      '--from-file <file>',
+      'the zone names, one a line (blank lines and lines starting with # are skipped); - reads standard input',
+    )
+    .option('--template <name>', "the record template each starts with (the user's, else an admin-wide one); default: the settings'")
+    .option('--nameserver-set <name>', 'the nameserver set that serves them (admin key); default: `default`')
+    .action(async (user: string, options: { fromFile: string; template?: string; nameserverSet?: string }) => {
+      const names = zoneNamesIn(readFileSync(options.fromFile === '-' ? 0 : options.fromFile, 'utf8'));
+      if (!names.length) throw new UsageError(`${options.fromFile} names no zone`);
+      const userId = await userIdOf(user);
+      const { createDomains } = await gql<{ createDomains: { id: string; name: string; serial: number }[] }>(
+        `mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id name serial } }`,
+        {
+          input: names.map((zone) => ({ userId, zone, template: options.template ?? null, nameserverSet: options.nameserverSet ?? null })),
+        },
+      );
+      print(program, createDomains);
+    });
+  zone
     .command('transfers <zone>')
     .description("a SECONDARY zone's transfers from its primaries: state, last error, timers, warnings (docs/transfers.md)")
     .action(async (name: string) => {
@@ -335,4 +358,12 @@ async function newZoneAccount(user: string | undefined): Promise<{ id: string; l
   if (viewer.can.administer || users.totalCount !== 1)
     throw new UsageError("the zone does not exist and this key acts for no single account: name the new zone's account with --user USER");
   return { id: users.nodes[0].id, label: users.nodes[0].email };
+}
+
+/** the zone names of a `zone create --from-file` file: one a line, blank lines and `#` comments skipped */
+export function zoneNamesIn(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
 }

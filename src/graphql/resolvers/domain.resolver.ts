@@ -37,6 +37,18 @@ function primeZone(domain: DomainType, ctx: GraphQLContext): void {
   if (domain.createdAt !== undefined) ctx.loaders.domainById.prime(domain.id, domain);
 }
 
+/** a CreateDomainInput as the zones service takes it */
+function newZone(input: CreateDomainInput, userIdField: string) {
+  return {
+    userId: parseOptionalId(input.userId, userIdField),
+    zone: input.zone,
+    template: input.template,
+    kind: input.kind ?? undefined,
+    primaries: input.primaries ?? undefined,
+    nameserverSet: input.nameserverSet,
+  };
+}
+
 @Resolver(() => DomainType)
 export class DomainResolver {
   @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
@@ -99,14 +111,18 @@ export class DomainResolver {
     description: 'Creates a zone with the records of a template: `template`, or the default SOA, NS and www CNAME records.',
   })
   createDomain(@Arg('input') input: CreateDomainInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.domains.create(ctx, {
-      userId: parseOptionalId(input.userId, 'userId'),
-      zone: input.zone,
-      template: input.template,
-      kind: input.kind ?? undefined,
-      primaries: input.primaries ?? undefined,
-      nameserverSet: input.nameserverSet,
-    });
+    return ctx.services.domains.create(ctx, newZone(input, 'userId'));
+  }
+
+  @Mutation(() => [DomainType], {
+    description:
+      'Creates many zones in one call, each as createDomain would, all or none (docs/scale.md): the zones in the order given; when any is refused none is created, and the error ZONES_NOT_CREATED names each refused zone in its details (field `input[i].zone`, its own code).',
+  })
+  createDomains(@Arg('input', () => [CreateDomainInput]) input: CreateDomainInput[], @Ctx() ctx: GraphQLContext) {
+    return ctx.services.domains.createMany(
+      ctx,
+      input.map((zone, i) => newZone(zone, `input[${i}].userId`)),
+    );
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a zone (by name or id) and all its records.' })

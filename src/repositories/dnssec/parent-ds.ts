@@ -99,7 +99,7 @@ export async function parentZoneOf(sql: Sql | Database, zone: string): Promise<{
   const labels = zone.split('.');
   const candidates = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
   if (!candidates.length) return undefined;
-  const [row] = await sql.rows('select id, name from domains where name = any($1::text[]) order by length(name) desc limit 1', [
+  const [row] = await sql.rows('select id, name from domains where name collate "C" = any($1::text[]) order by length(name) desc limit 1', [
     candidates,
   ]);
   return row ? { id: Number(row.id), name: row.name } : undefined;

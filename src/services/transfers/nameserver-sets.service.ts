@@ -218,7 +218,7 @@ export class NameserverSetsService {
   }
 
   private async byName(ctx: RequestContext, name: string, field = 'name'): Promise<NameserverSetView> {
-    const row = await nameserverSetByName(ctx.db, name);
+    const row = await nameserverSetByName(ctx.db, name, true);
     if (!row) throw DomainError.notFound('NAMESERVER_SET_NOT_FOUND', field);
     return effectiveSet(row, this.settings);
   }

@@ -57,6 +57,11 @@ export type ZoneWrite<T> =
    */
   | { kind: 'create-zone'; transaction?: boolean; insert: (sql: Sql) => Promise<T & { id: number; name: string }> }
   /**
+   * many zones' creation (DomainsService.createMany): `insert` writes them all in one transaction, then they join
+   * the catalog in one admission (one catalog step for up to catalog.ts's ADMIT_BATCH zones); the answer waits for both
+   */
+  | { kind: 'create-zones'; insert: (sql: Sql) => Promise<T & { id: number; name: string }[]> }
+  /**
    * a zone's deletion, in its zone's turn: `remove` finds the zone and journals its records in the
    * transaction it is given, answering which zone it is; the engine then takes it out of the catalog and
    * deletes it, in that transaction
@@ -141,6 +146,14 @@ export class WriteEngine {
         queues.keys.learnZone(zone);
         await this.admissions.run(db, settings);
         return zone;
+      }
+      case 'create-zones': {
+        const zones = await db.transaction(write.insert).catch((error) => {
+          throw mapDatabaseError(error);
+        });
+        for (const zone of zones) queues.keys.learnZone(zone);
+        await this.admissions.run(db, settings);
+        return zones;
       }
       case 'view-overlay':
         return queues.runWholeZone(write.zone, {

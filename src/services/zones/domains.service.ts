@@ -7,11 +7,21 @@ import { parseOwner, parseZoneNamePrefix } from '../../dns/name';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../../dns/serial';
 import { DEFAULT_RECORD_TTL } from '../../dns/ttl';
-import { DomainError, errorFromProblems } from '../../errors/catalogue';
-import { findZoneRow, insertZone, setZoneApiLabels, ZoneApiLabels, zoneApiLabels, zoneRecords } from '../../repositories/zone-writes';
+import { DomainError, ERROR_CATALOGUE, errorFromProblems, type ErrorDetail } from '../../errors/catalogue';
+import {
+  existingZoneNames,
+  findZoneRow,
+  insertZone,
+  insertZones,
+  lastSerialsOfNames,
+  setZoneApiLabels,
+  ZoneApiLabels,
+  zoneApiLabels,
+  zoneRecords,
+} from '../../repositories/zone-writes';
 import { withSerial } from '../../dns/zone-rules';
 import { userLimits } from '../../repositories/accounts';
-import { lockZoneNames, zoneOfAnotherUserNests } from '../../repositories/zone-names';
+import { lockZoneNames, zoneOfAnotherUserNests, zonesOfAnotherUserNest } from '../../repositories/zone-names';
 import { isPublicSuffix, selfAndAncestors } from '../../dns/public-suffix';
 import {
   countDomains,
@@ -38,6 +48,42 @@ import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from
 
 /** a secondary zone's primaries: tried in order, so a few */
 const MAX_PRIMARIES = 10;
+/** the most zones `createMany` takes in one call: as many as the catalog admits in one step (catalog.ts) */
+export const MAX_ZONES_PER_CALL = 5000;
+
+/** a zone to create (`create`, and each of `createMany`'s) */
+export interface NewZoneInput {
+  /** the owning user; omitted: the key's own (an admin key names one) */
+  userId?: number;
+  zone: string;
+  template?: string | null;
+  records?: CanonicalRecord[];
+  /** secondary: taken by transfer from `primaries` (docs/transfers.md); default primary */
+  kind?: ZoneKind;
+  primaries?: { address: string; port?: number | null; tsigKeyName?: string | null }[];
+  /** the nameserver set it is served by (docs/transfers.md); the admin's choice, `default` when omitted */
+  nameserverSet?: string | null;
+  /** what the PowerDNS API was told of it (`account`, `kind`), read back as told (docs/powerdns-api.md) */
+  apiLabels?: ZoneApiLabels;
+  /** the SOA's fields other than its serial (which is the zone's), instead of `defaultSoa`'s; with `records` */
+  soa?: CanonicalRecord;
+}
+
+/** a new zone checked, its reads made: what is left is to write it (DomainsService.prepare) */
+interface PreparedZone {
+  input: NewZoneInput;
+  name: string;
+  userId: number;
+  secondary: boolean;
+  /** the name rules of a user's zone apply (refuseNestingWithOthers) */
+  checkNames: boolean;
+  kind: ZoneKind;
+  nameserverSet: number;
+  apiLabels?: ZoneApiLabels;
+  primaries: Awaited<ReturnType<typeof serverEntries>>;
+  /** its records, the SOA at `serial` */
+  recordsAt: (serial: number) => ReturnType<typeof journalRecord>[];
+}
 
 /** a zone-name prefix for the search (parseZoneNamePrefix), or the request's 400 naming the field */
 export function normaliseZoneNamePrefix(input: string, field = 'nameStartsWith'): string {
@@ -51,6 +97,27 @@ export function normaliseZoneNameGlob(input: string, field = 'nameMatches'): str
   const glob = input.trim().toLowerCase().replace(/\.$/, '');
   if (glob.length > 255) throw DomainError.invalid(field, `${field}: at most 255 characters`);
   return glob;
+}
+
+/** a zone of `createMany` whose name is taken (DUPLICATE_ZONE, as a single create's unique name answers) */
+function duplicateZone(why: string): ErrorDetail {
+  return { field: 'zone', code: 'DUPLICATE_ZONE', message: `zone: ${ERROR_CATALOGUE.DUPLICATE_ZONE.message}: ${why}` };
+}
+
+/** `createMany`'s refusal: none was created; `details` names each zone refused and why, in the order of the input */
+function zonesNotCreated(found: ErrorDetail[]): DomainError {
+  const place = (detail: ErrorDetail) => Number(/^input\[(\d+)\]/.exec(detail.field)?.[1] ?? 0);
+  const refusals = [...found].sort((a, b) => place(a) - place(b));
+  return new DomainError(
+    'ZONES_NOT_CREATED',
+    `${ERROR_CATALOGUE.ZONES_NOT_CREATED.message}: ${refusals.length} refused, the first ${refusals[0].zone}: ${refusals[0].message.replace(/^[\w[\].]+: [^:]+: /, '')}`,
+    refusals,
+  );
+}
+
+/** a user's zone would nest with another user's (refuseNestingWithOthers) */
+function nestsWithAnother(name: string): DomainError {
+  return zoneNameRefused('ZONE_OWNED_BY_ANOTHER_USER', `zone: ${name} would be inside, or would contain, a zone of another user`);
 }
 
 function zoneNameRefused(
@@ -179,25 +246,178 @@ export class DomainsService {
    * `nameservers` and `rrsets`): built by the caller from ZoneChangesService.parseInitialRecords, which checked
    * them against the SOA from `defaultSoa`, so the zone is created whole or not at all.
    */
-  async create(
+  async create(ctx: RequestContext, input: NewZoneInput): Promise<DomainRow> {
+    const zone = await this.prepare(ctx, input, new Map());
+    return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
+      kind: 'create-zone',
+      transaction: zone.checkNames || zone.secondary,
+      insert: async (sql) => {
+        if (zone.checkNames) await this.refuseNestingWithOthers(sql, zone.name, zone.userId);
+        const initial = initialSerial(this.settings.serialPolicy, new Date());
+        const defaultMaxZones = this.defaultMaxZones(ctx);
+        const insert = (serial: number, onlyWithoutHistory: boolean) =>
+          insertZone(sql, {
+            userId: zone.userId,
+            name: zone.name,
+            serial,
+            records: zone.recordsAt(serial),
+            onlyWithoutHistory,
+            defaultMaxZones,
+            kind: zone.kind,
+            nameserverSet: zone.nameserverSet,
+            apiLabels: zone.apiLabels,
+          });
+        let result = await insert(initial, true);
+        if ('history' in result) result = await insert(this.firstSerial(initial, result.history), false);
+        if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');
+        if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+        if (zone.secondary) await insertSecondary(sql, result.zone.id, zone.primaries);
+        return result.zone;
+      },
+    });
+  }
+
+  /**
+   * Creates many zones in one call (docs/scale.md, «Bulk creation»), each as `create` would (its template's or
+   * the default records, its kind, set and primaries), all or none: every zone is checked first, and when any
+   * is refused none is made, the error's `details` naming each refused zone (`input[i].zone`, its own code and
+   * message) — as a Route 53 change batch is refused whole, so that a client fixes the zones named and sends
+   * the same list again, never having to learn which half was made. Then one transaction writes them all
+   * (one statement for the zones, their records, journal rows and events) and the catalog admits them in one
+   * step after its commit. At most MAX_ZONES_PER_CALL zones: the catalog admits that many in one step.
+   */
+  async createMany(ctx: RequestContext, inputs: readonly NewZoneInput[]): Promise<DomainRow[]> {
+    if (inputs.length === 0) return [];
+    if (inputs.length > MAX_ZONES_PER_CALL)
+      throw DomainError.invalid('input', `input: at most ${MAX_ZONES_PER_CALL} zones in one call (got ${inputs.length})`, 'TOO_MANY_ZONES');
+    const refusals: ErrorDetail[] = [];
+    const refuse = (index: number, zone: string, problems: readonly ErrorDetail[]) => {
+      for (const problem of problems) {
+        const field = `input[${index}].${problem.field === 'user_id' ? 'userId' : problem.field}`;
+        refusals.push({ ...problem, field, zone, message: `${field}: ${zone}: ${problem.message.replace(/^[\w[\].]+: /, '')}` });
+      }
+    };
+    // the reads every zone shares (its set, its template) are made once per name in the call
+    const shared = new Map<string, Promise<unknown>>();
+    const prepared: (PreparedZone | undefined)[] = [];
+    for (const [index, input] of inputs.entries()) {
+      try {
+        prepared.push(await this.prepare(ctx, input, shared));
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        refuse(
+          index,
+          String(input.zone),
+          error.details.length ? error.details : [{ field: 'zone', code: error.code, message: error.message }],
+        );
+        prepared.push(undefined);
+      }
+    }
+    const seen = new Map<string, number>();
+    for (const [index, zone] of prepared.entries()) {
+      if (!zone) continue;
+      const first = seen.get(zone.name);
+      if (first !== undefined) refuse(index, zone.name, [duplicateZone(`the call names it twice (input[${first}] too)`)]);
+      else seen.set(zone.name, index);
+    }
+    const zones = prepared.filter((zone): zone is PreparedZone => zone !== undefined);
+    const refuseExisting = async () => {
+      const existing = await existingZoneNames(
+        ctx.db,
+        zones.map((zone) => zone.name),
+      );
+      for (const [index, zone] of prepared.entries())
+        if (zone && existing.has(zone.name) && seen.get(zone.name) === index)
+          refuse(index, zone.name, [duplicateZone('a zone of that name exists')]);
+    };
+    await refuseExisting();
+    if (refusals.length) throw zonesNotCreated(refusals);
+    try {
+      return await this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
+        kind: 'create-zones',
+        insert: (sql) =>
+          this.insertMany(ctx, sql, zones, (index, problems) => refuse(inputs.indexOf(zones[index].input), zones[index].name, problems)),
+      });
+    } catch (error) {
+      // a zone of one of the names committed meanwhile (the unique name decided): say which
+      if (error instanceof DomainError && error.code === 'DUPLICATE_ZONE' && !refusals.length) await refuseExisting();
+      if (refusals.length) throw zonesNotCreated(refusals);
+      throw error;
+    }
+  }
+
+  /** `createMany`'s write, in its transaction: the names' rules (a user's key), the serials, one statement for all */
+  private async insertMany(
     ctx: RequestContext,
-    input: {
-      /** the owning user; omitted: the key's own (an admin key names one) */
-      userId?: number;
-      zone: string;
-      template?: string | null;
-      records?: CanonicalRecord[];
-      /** secondary: taken by transfer from `primaries` (docs/transfers.md); default primary */
-      kind?: ZoneKind;
-      primaries?: { address: string; port?: number | null; tsigKeyName?: string | null }[];
-      /** the nameserver set it is served by (docs/transfers.md); the admin's choice, `default` when omitted */
-      nameserverSet?: string | null;
-      /** what the PowerDNS API was told of it (`account`, `kind`), read back as told (docs/powerdns-api.md) */
-      apiLabels?: ZoneApiLabels;
-      /** the SOA's fields other than its serial (which is the zone's), instead of `defaultSoa`'s; with `records` */
-      soa?: CanonicalRecord;
-    },
-  ): Promise<DomainRow> {
+    sql: Sql,
+    zones: readonly PreparedZone[],
+    refuse: (index: number, problems: readonly ErrorDetail[]) => void,
+  ): Promise<DomainRow[]> {
+    const checked = zones.filter((zone) => zone.checkNames);
+    if (checked.length) {
+      const ancestry = checked.map((zone) => ({ name: zone.name, ancestors: selfAndAncestors(zone.name).slice(1), userId: zone.userId }));
+      await lockZoneNames(
+        sql,
+        [...new Set(checked.flatMap((zone) => selfAndAncestors(zone.name)))].filter((n) => !isPublicSuffix(n)),
+      );
+      const nesting = await zonesOfAnotherUserNest(sql, ancestry);
+      for (const [index, zone] of zones.entries()) if (nesting.has(zone.name)) refuse(index, nestsWithAnother(zone.name).details);
+      if (nesting.size) throw new DomainError('ZONE_OWNED_BY_ANOTHER_USER');
+    }
+    const initial = initialSerial(this.settings.serialPolicy, new Date());
+    const previous = await lastSerialsOfNames(
+      sql,
+      zones.map((zone) => zone.name),
+    );
+    const serialOf = (zone: PreparedZone) => {
+      const before = previous.get(zone.name);
+      return before === undefined ? initial : this.firstSerial(initial, before);
+    };
+    const written = await insertZones(
+      sql,
+      zones.map((zone) => {
+        const serial = serialOf(zone);
+        return {
+          userId: zone.userId,
+          name: zone.name,
+          serial,
+          records: zone.recordsAt(serial),
+          kind: zone.kind,
+          nameserverSet: zone.nameserverSet,
+          apiLabels: zone.apiLabels,
+        };
+      }),
+      this.defaultMaxZones(ctx),
+    );
+    for (const [index, zone] of zones.entries()) {
+      if (written.missingUsers.has(zone.userId)) refuse(index, DomainError.notFound('USER_NOT_FOUND', 'userId').details);
+      const quota = written.overQuota.get(zone.userId);
+      if (quota) refuse(index, quotaExceeded('maxZones', quota, 'zones').details);
+    }
+    if (written.missingUsers.size || written.overQuota.size) throw new DomainError('QUOTA_EXCEEDED');
+    const byName = new Map(zones.map((zone) => [zone.name, zone]));
+    for (const zone of written.zones) {
+      const made = byName.get(zone.name)!;
+      if (made.secondary) await insertSecondary(sql, zone.id, made.primaries);
+    }
+    return written.zones;
+  }
+
+  /** the user's zone quota binds the user's keys; the admin creates zones for anyone (README "Quotas") */
+  private defaultMaxZones(ctx: RequestContext): number | undefined {
+    return ctx.principal.kind === 'user' ? this.settings.quotas.maxZones : undefined;
+  }
+
+  /**
+   * A new zone checked and its reads made (its set, its template, its primaries), ready to be written: what
+   * `create` and `createMany` share. `shared` keeps the reads that depend on a name only (a set, a template of
+   * a user) for the other zones of the same call.
+   */
+  private async prepare(ctx: RequestContext, input: NewZoneInput, shared: Map<string, Promise<unknown>>): Promise<PreparedZone> {
+    const once = <T>(key: string, read: () => Promise<T>): Promise<T> => {
+      if (!shared.has(key)) shared.set(key, read());
+      return shared.get(key) as Promise<T>;
+    };
     const userId = input.userId ?? ownUserId(ctx);
     const name = normaliseZoneName(input.zone);
     const secondary = input.kind === 'secondary';
@@ -250,7 +470,7 @@ export class DomainsService {
       if (limit !== 0 && input.records.length + 1 > limit)
         throw quotaExceeded('maxRecordsPerZone', { limit, current: 0 }, `records in zone ${name}`);
     }
-    const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
+    const nsSet = await once(`set ${input.nameserverSet ?? ''}`, () => this.nameserverSetFor(ctx, input.nameserverSet));
     const primaries = secondary
       ? await serverEntries(ctx.db, userId, input.primaries!, 'primaries', {
           keyRequired: false,
@@ -258,17 +478,15 @@ export class DomainsService {
           allow: this.settings.transferServersAllow,
         })
       : [];
-    const templateAt =
+    const template =
       secondary || input.records
         ? undefined
-        : await this.templates.recordsFor(ctx.db, {
-            userId,
-            zone: name,
-            template: input.template,
-            allowedTtls: allowedTtlsOf(ctx, this.settings),
-          });
-    // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
-    // answer waits for both
+        : await once(`template ${userId} ${input.template ?? ''}`, () =>
+            this.templates.templateFor(ctx.db, { userId: userId, template: input.template }),
+          );
+    const templateAt = template
+      ? this.templates.expand(template, { zone: name, template: input.template, allowedTtls: allowedTtlsOf(ctx, this.settings) })
+      : undefined;
     const recordsAt = (serial: number) => {
       // a secondary zone starts with an SOA alone, not served until its first transfer replaces it: its REFRESH
       // and RETRY are how soon its primaries are asked again while none answers (worker/secondary-zones.ts)
@@ -279,45 +497,18 @@ export class DomainsService {
         );
       return withSetNs(templateAt!(serial), this.settings.defaultNs, nsSet.nsNames).map(journalRecord);
     };
-    return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
-      kind: 'create-zone',
-      transaction: checkNames || secondary,
-      insert: async (sql) => {
-        if (checkNames) await this.refuseNestingWithOthers(sql, name, userId);
-        const initial = initialSerial(this.settings.serialPolicy, new Date());
-        // the user's zone quota binds the user's keys; the admin creates zones for anyone (README "Quotas")
-        const defaultMaxZones = ctx.principal.kind === 'user' ? this.settings.quotas.maxZones : undefined;
-        let result = await insertZone(sql, {
-          userId: userId,
-          name,
-          serial: initial,
-          records: recordsAt(initial),
-          onlyWithoutHistory: true,
-          defaultMaxZones,
-          kind: input.kind,
-          nameserverSet: nsSet.id,
-          apiLabels: input.apiLabels,
-        });
-        if ('history' in result) {
-          const serial = this.firstSerial(initial, result.history);
-          result = await insertZone(sql, {
-            userId: userId,
-            name,
-            serial,
-            records: recordsAt(serial),
-            onlyWithoutHistory: false,
-            defaultMaxZones,
-            kind: input.kind,
-            nameserverSet: nsSet.id,
-            apiLabels: input.apiLabels,
-          });
-        }
-        if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');
-        if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-        if (secondary) await insertSecondary(sql, result.zone.id, primaries);
-        return result.zone;
-      },
-    });
+    return {
+      input,
+      name,
+      userId: userId,
+      secondary,
+      checkNames,
+      kind: input.kind ?? 'primary',
+      nameserverSet: nsSet.id,
+      apiLabels: input.apiLabels,
+      primaries,
+      recordsAt,
+    };
   }
 
   /** the nameserver set a new zone goes in: `default` unless the admin names another (docs/transfers.md) */
@@ -364,9 +555,7 @@ export class DomainsService {
       sql,
       names.filter((n) => !isPublicSuffix(n)),
     );
-    if (await zoneOfAnotherUserNests(sql, { name, ancestors: names.slice(1), userId })) {
-      throw zoneNameRefused('ZONE_OWNED_BY_ANOTHER_USER', `zone: ${name} would be inside, or would contain, a zone of another user`);
-    }
+    if (await zoneOfAnotherUserNests(sql, { name, ancestors: names.slice(1), userId })) throw nestsWithAnother(name);
   }
 
   /**

@@ -96,16 +96,22 @@ export class RecordTemplatesService {
   }
 
   /**
-   * The records a new zone `zone` of `userId` starts with, from the template `name` (the user's own of that
-   * name, else the admin-wide one; none or `default`: the settings' default), the SOA at `serial`.
+   * The template a new zone of `userId` starts with: `template` (the user's own of that name, else the
+   * admin-wide one; none or `default`: the settings' default); `expand` gives its records for a zone.
    */
-  async recordsFor(
-    sql: Sql,
-    input: { userId: number; zone: string; template?: string | null; allowedTtls: AllowedTtls },
-  ): Promise<(serial: number) => CanonicalRecord[]> {
+  async templateFor(sql: Sql, input: { userId: number; template?: string | null }): Promise<RecordTemplateView> {
     const name = input.template ?? DEFAULT_TEMPLATE_NAME;
     const template = name === DEFAULT_TEMPLATE_NAME ? this.defaultTemplate() : await recordTemplateForUser(sql, input.userId, name);
     if (!template) throw templateNotFound('template');
+    return template;
+  }
+
+  /** a template's records for the zone `zone`, its SOA at the serial given (the template read once for many zones) */
+  expand(
+    template: RecordTemplateView,
+    input: { zone: string; template?: string | null; allowedTtls: AllowedTtls },
+  ): (serial: number) => CanonicalRecord[] {
+    const name = input.template ?? DEFAULT_TEMPLATE_NAME;
     // the settings' records were never held to a TTL policy (their TTL is 3600 whatever the list): nor are they now;
     // a saved template's are held to the policy of the request that creates the zone (allowedTtlsOf)
     const allowedTtls = template.id === null ? [] : input.allowedTtls;
