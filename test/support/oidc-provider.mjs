@@ -7,7 +7,8 @@
  * POST /test/next-token-response (a JSON body) makes the next token request answered with that body instead
  * (a token response of another client handed to the service: its audience check is what refuses it).
  * POST /test/groups (a JSON body `{login, groups}`) sets the `groups` claim of that login (released under the
- * `groups` scope, in the ID token): an array, a string, or null for none.
+ * `groups` scope, in the ID token): an array, a string, or null for none. The device authorization grant
+ * (RFC 8628) is on: its endpoint is /device/auth, its user code is entered at /device.
  */
 import Provider from 'oidc-provider';
 
@@ -23,14 +24,16 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     client_id: id,
     client_secret: `${id}-secret-0123456789abcdef0123456789abcdef`,
     redirect_uris: redirectUri.split(','),
-    grant_types: ['authorization_code'],
+    // the device authorization grant (RFC 8628): `zonekeeper login` signs in through the service without a browser
+    grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_post',
   })),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'] },
   // the ID token carries the e-mail claims (the service reads them there, not from userinfo)
   conformIdTokenClaims: false,
-  features: { devInteractions: { enabled: true } },
+  // deviceFlow: RFC 8628, its user code typed (or taken from verification_uri_complete) at /device
+  features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true } },
   pkce: { required: () => true },
   ttl: { AuthorizationCode: () => codeSeconds },
   async findAccount(_ctx, sub) {
