@@ -66,13 +66,19 @@ export function addDeviceRoutes(router: Router, db: Database, services: Services
     const verdict = req.body?.verdict === 'deny' ? 'deny' : 'approve';
     try {
       await services.deviceSignIn.answer({ db, principal, warnings: [] }, String(req.body?.code ?? ''), verdict);
-      sendPage(res, `<h1>${verdict === 'approve' ? 'Signed in' : 'Denied'}</h1><p>${
-        verdict === 'approve' ? 'The terminal is signed in as you. You may close this page.' : 'The terminal was not signed in.'
-      }</p>`);
+      sendPage(
+        res,
+        `<h1>${verdict === 'approve' ? 'Signed in' : 'Denied'}</h1><p>${
+          verdict === 'approve' ? 'The terminal is signed in as you. You may close this page.' : 'The terminal was not signed in.'
+        }</p>`,
+      );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       res.status(404);
-      sendPage(res, `<h1>Not found</h1><p>${escapeHtml(error.details[0]?.message ?? error.message)}</p><p><a href="${APPROVAL_PATH}">Try again</a></p>`);
+      sendPage(
+        res,
+        `<h1>Not found</h1><p>${escapeHtml(error.details[0]?.message ?? error.message)}</p><p><a href="${APPROVAL_PATH}">Try again</a></p>`,
+      );
     }
   });
 }
@@ -113,5 +119,7 @@ function sendPage(res: Response, content: string): void {
     .set('Cache-Control', 'no-store')
     .set('Content-Security-Policy', "default-src 'none'; form-action 'self'; frame-ancestors 'none'")
     .type('html')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zonekeeper: sign in a terminal</title></head><body>${content}</body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Zonekeeper: sign in a terminal</title></head><body>${content}</body></html>`,
+    );
 }

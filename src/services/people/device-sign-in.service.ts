@@ -123,13 +123,15 @@ export class DeviceSignInService {
   /** one poll of the CLI (RFC 8628 §3.4): the session, once, or why not yet or not at all */
   async poll(db: Database, deviceCode: string, how: { sourceAddress?: string }): Promise<DevicePoll> {
     const polled = deviceCode ? await pollDeviceSignIn(db, hashToken(deviceCode)) : undefined;
-    if (!polled) return { error: 'invalid_grant', description: 'no sign-in under way with this device code (or its session was handed out)' };
+    if (!polled)
+      return { error: 'invalid_grant', description: 'no sign-in under way with this device code (or its session was handed out)' };
     const { signIn, tooSoon } = polled;
     if (signIn.expired) {
       await deleteDeviceSignIn(db, signIn.id);
       return { error: 'expired_token', description: 'the code expired before the person finished' };
     }
-    if (tooSoon) return { error: 'slow_down', description: `polled sooner than the interval: wait ${signIn.intervalSeconds} s between polls` };
+    if (tooSoon)
+      return { error: 'slow_down', description: `polled sooner than the interval: wait ${signIn.intervalSeconds} s between polls` };
     const client = { sourceAddress: signIn.sourceAddress ?? how.sourceAddress, userAgent: signIn.userAgent ?? undefined };
     if (signIn.method === 'oidc') {
       let answer;
@@ -166,7 +168,11 @@ export class DeviceSignInService {
     const answered = signIn && (await answerDeviceSignIn(ctx.db, signIn.id, verdict === 'approve' ? { personId: person.id } : 'denied'));
     if (!answered)
       throw new DomainError('DEVICE_CODE_NOT_FOUND', undefined, [
-        { field: 'code', code: 'DEVICE_CODE_NOT_FOUND', message: 'code: no terminal is waiting for this code (mistyped, expired or answered)' },
+        {
+          field: 'code',
+          code: 'DEVICE_CODE_NOT_FOUND',
+          message: 'code: no terminal is waiting for this code (mistyped, expired or answered)',
+        },
       ]);
     await recordAuditEvent(ctx.db, {
       kind: verdict === 'approve' ? 'device-sign-in-approved' : 'device-sign-in-denied',

@@ -135,7 +135,9 @@ export class OidcSignInService {
   }> {
     const { client, config } = await this.discover();
     if (!config.serverMetadata().device_authorization_endpoint) throw new DomainError('SIGN_IN_NOT_CONFIGURED');
-    const answer = await client.initiateDeviceAuthorization(config, { scope: ['openid', 'email', ...this.settings.oidc!.scopes].join(' ') });
+    const answer = await client.initiateDeviceAuthorization(config, {
+      scope: ['openid', 'email', ...this.settings.oidc!.scopes].join(' '),
+    });
     return {
       deviceCode: answer.device_code,
       userCode: answer.user_code,
@@ -162,7 +164,9 @@ export class OidcSignInService {
       const { client, config } = await this.discover();
       let tokens;
       try {
-        tokens = await client.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', { device_code: providerDeviceCode });
+        tokens = await client.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', {
+          device_code: providerDeviceCode,
+        });
       } catch (error) {
         const code = (error as { error?: unknown }).error;
         if (code === 'authorization_pending' || code === 'slow_down')
