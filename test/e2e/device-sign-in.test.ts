@@ -64,12 +64,12 @@ afterAll(async () => {
 /** a change the deploy key proposes on the zone under review: the request's id */
 async function proposal(name: string, address: string): Promise<string> {
   const added = await cli(['record', 'add', 'device.example', name, 'A', address, '--ttl', '300'], { ZONEKEEPER_API_KEY: deployKey });
-  expect(added.code).toBe(0);
+  expect(added).toMatchObject({ code: 0, err: '' });
   return /change request (\d+)/.exec(added.out)![1];
 }
 
 it('zonekeeper login: the device flow at the OIDC provider, then zone approve with that session, the key set beside it', async () => {
-  const id = await proposal('www', '192.0.2.80');
+  const id = await proposal('api', '192.0.2.80');
   const login = startCli(app.baseUrl, ['login'], { ZONEKEEPER_API_KEY: deployKey });
   const url = await printedUrl(login.err);
   expect(url.startsWith(`${provider.issuer}/device`)).toBe(true);
@@ -94,7 +94,7 @@ it('zonekeeper login: the device flow at the OIDC provider, then zone approve wi
 
   // logout ends the session at the service and forgets it
   expect((await cli(['logout'])).out).toBe(`signed out of ${app.baseUrl} (alice@example.org)\n`);
-  const byKey = await cli(['zone', 'approve', await proposal('ftp', '192.0.2.81')], { ZONEKEEPER_API_KEY: deployKey });
+  const byKey = await cli(['zone', 'approve', await proposal('files', '192.0.2.81')], { ZONEKEEPER_API_KEY: deployKey });
   expect(byKey).toMatchObject({ code: 1, err: expect.stringContaining('NOT_SIGNED_IN') });
   expect(byKey.err).toContain('zonekeeper login');
 }, 90_000);
@@ -125,7 +125,7 @@ it('paces the polls (slow_down, the interval grown), expires the code, and hands
 }, 60_000);
 
 it('zonekeeper login --passkey: approved on a second device by a person signed in there; once, and no other site posts it', async () => {
-  const id = await proposal('mail', '192.0.2.82');
+  const id = await proposal('smtp', '192.0.2.82');
   const login = startCli(app.baseUrl, ['login', '--passkey'], { ZONEKEEPER_API_KEY: deployKey });
   const url = await printedUrl(login.err);
   expect(url).toMatch(new RegExp(`^${app.baseUrl}/auth/device/approve\\?code=[B-DF-HJ-NP-TV-XZ]{4}-[B-DF-HJ-NP-TV-XZ]{4}$`));
