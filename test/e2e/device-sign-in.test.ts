@@ -110,7 +110,10 @@ it('paces the polls (slow_down, the interval grown), expires the code, and hands
   expect(first.body).toMatchObject({ error: 'authorization_pending' });
   const second = await post('/token', { device_code: deviceCode });
   expect(second.status).toBe(400);
-  expect(second.body).toEqual({ error: 'slow_down', error_description: `polled sooner than the interval: wait ${interval + 5} s between polls` });
+  expect(second.body).toEqual({
+    error: 'slow_down',
+    error_description: `polled sooner than the interval: wait ${interval + 5} s between polls`,
+  });
   expect((await post('/token', { device_code: 'zk_device_nothing' })).body).toMatchObject({ error: 'invalid_grant' });
 
   // a code the provider expires: expired_token, then nothing more
