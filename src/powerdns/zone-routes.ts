@@ -573,7 +573,8 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
           await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
         } catch (error) {
           if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
-          if (isUnderReview(error)) return proposeOrRefuse(inputs, zone, changes, { comments: comments.length, lua: lua.length }, error);
+          if (isUnderReview(error))
+            return proposeOrRefuse(inputs, zone, changes, { comments: commentsBeyondDeletes(changes, comments), lua: lua.length }, error);
           throw error;
         }
       await applyLuaChanges(inputs, zone, lua, 'writes');
@@ -611,6 +612,17 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
     },
   },
 ];
+
+/**
+ * How many of a PATCH's comment changes are more than a DELETE's own (a DELETE clears the RRset's comments, as
+ * PowerDNS does): a proposal carries records only, and an RRset deleted by one leaves no comment that is served.
+ */
+function commentsBeyondDeletes(changes: readonly ZoneChangeSpec[], comments: readonly RrsetCommentsInput[]): number {
+  const deleted = new Set(
+    changes.filter((c) => c.kind === 'REPLACE_RRSET' && !c.rdatas?.length && !c.disabledRdatas?.length).map((c) => `${c.owner} ${c.type}`),
+  );
+  return comments.filter((c) => c.comments.length > 0 || !deleted.has(`${c.owner} ${c.type}`)).length;
+}
 
 /**
  * A PATCH to a zone that requires approvals (docs/powerdns-api.md, «Zones under review»): from a key with the
