@@ -60,6 +60,10 @@ function credentialsOf(base: string, as: 'any' | 'person'): Record<string, strin
   );
 }
 
+/** the service could not be reached (exit 3): what fetch said */
+export const unreachable = (base: string, error: unknown): Error =>
+  Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+
 export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}, as: 'any' | 'person' = 'any'): Promise<T> {
   const base = serviceUrl();
   const credentials = credentialsOf(base, as);
@@ -74,7 +78,7 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
       body: JSON.stringify({ query, variables }),
     });
   } catch (error) {
-    throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+    throw unreachable(base, error);
   }
   const body = (await res.json().catch(() => ({}))) as {
     data?: T;

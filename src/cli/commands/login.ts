@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ApiError, print, serviceUrl, sleep } from '../shared';
+import { ApiError, print, serviceUrl, sleep, unreachable } from '../shared';
 import { storedSession, storeSession } from '../stored-sessions';
 
 /** RFC 8628 §3.2, as the service answers POST /auth/device */
@@ -23,7 +23,7 @@ async function postAuth(path: string, form: Record<string, string>, headers: Rec
     });
     return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, any> };
   } catch (error) {
-    throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+    throw unreachable(base, error);
   }
 }
 
@@ -53,11 +53,8 @@ async function deviceSignIn(method: 'oidc' | 'passkey' | undefined): Promise<{ s
     });
     if (polled.status === 200) return { session: polled.body.session_token, email: polled.body.email };
     if (polled.body.error === 'authorization_pending') continue;
-    if (polled.body.error === 'slow_down') {
-      interval += 5;
-      continue;
-    }
-    if (polled.status === 429) {
+    // RFC 8628 §3.5: slower from now on; so too past the service's limit per address (429)
+    if (polled.body.error === 'slow_down' || polled.status === 429) {
       interval += 5;
       continue;
     }
