@@ -99,6 +99,25 @@ it('zonekeeper login: the device flow at the OIDC provider, then zone approve wi
   expect(byKey.err).toContain('zonekeeper login');
 }, 90_000);
 
+it('a person who has a passkey is refused at the provider (the passkey is their second factor): audited, no session', async () => {
+  // carol's passkey, as a registration stores it: what the sign-in reads is that she has one
+  await rows(`insert into people (email) values ('carol@example.org')`);
+  await rows(
+    `insert into passkeys (person_id, credential_id, public_key) select id, 'carol-credential', '\\x00' from people where email = 'carol@example.org'`,
+  );
+  const login = startCli(app.baseUrl, ['login'], { ZONEKEEPER_API_KEY: deployKey });
+  const page: Page = await (await browser.newContext()).newPage();
+  await page.goto(await printedUrl(login.err));
+  await page.locator('button[autofocus]', { hasText: 'Continue' }).click();
+  await atProviderLogin(page, 'carol@example.org');
+  const done = await login.done;
+  expect(done.code).toBe(1);
+  expect(done.err).toContain('error: ACCESS_DENIED: the sign-in ended: this person has a passkey, asked as a second factor');
+  const refused = await rows(`select detail from audit_events where kind = 'sign-in-failed' order by id desc limit 1`);
+  expect(refused[0].detail).toMatchObject({ method: 'oidc', reason: expect.stringContaining('has a passkey') });
+  expect(await rows(`select 1 from sessions s join people p on p.id = s.person_id where p.email = 'carol@example.org'`)).toEqual([]);
+}, 90_000);
+
 it('paces the polls (slow_down, the interval grown), expires the code, and hands the session out once', async () => {
   const begun = await post('', { method: 'oidc' });
   expect(begun.status).toBe(200);
