@@ -18,6 +18,7 @@ let app: TestApp;
 let work: string;
 let plainKey: string;
 let proposingKey: string;
+let userId: string;
 
 const patch = (key: string, rrsets: unknown[]) =>
   fetch(`${app.baseUrl}/api/v1/servers/localhost/zones/${ZONE}`, {
@@ -43,7 +44,7 @@ async function addresses(): Promise<string[]> {
 
 beforeAll(async () => {
   [app] = await Promise.all([startTestApp(), octodnsVenv()]);
-  const userId = await createUser(app, 'pipeline@review.test');
+  userId = await createUser(app, 'pipeline@review.test');
   plainKey = await createUserKey(app, userId);
   const created = await app.gql(
     `mutation($u: ID!) { createApiKey(input: {userId: $u, name: "pipeline", scopes: [PROPOSE_CHANGES]}) { secret apiKey { scopes } } }`,
@@ -105,6 +106,21 @@ test('a key with the scope: 202 with the change request, nothing written until a
   expect(withComment.status).toBe(422);
 });
 
+test('a key gives no scope it has not: a key without PROPOSE_CHANGES makes none with it, a key with it may', async () => {
+  const create = (key: string, name: string) =>
+    app.gql(
+      `mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n, scopes: [PROPOSE_CHANGES]}) { apiKey { scopes } } }`,
+      { u: userId, n: name },
+      key,
+    );
+  const refused = await create(plainKey, 'more');
+  expect(refused.errors?.[0]).toMatchObject({
+    message: 'scopes: the new key may not get the scope PROPOSE_CHANGES: this key does not have it',
+    extensions: { code: 'FORBIDDEN_BY_POLICY' },
+  });
+  expect((await create(proposingKey, 'same')).data.createApiKey.apiKey.scopes).toEqual(['PROPOSE_CHANGES']);
+});
+
 test('octoDNS: the refusal is what it prints; the proposing key’s sync ends with the change pending', async () => {
   const refused = await octodnsSync(path.join(work, 'config.yaml'), true, { ZONEKEEPER_KEY: plainKey }).then(
     () => '',
@@ -117,5 +133,8 @@ test('octoDNS: the refusal is what it prints; the proposing key’s sync ends wi
   expect(proposed).toMatch(/Summary: Creates=1, Updates=0, Deletes=1/);
   expect(await addresses()).not.toContain(`api.${ZONE} 192.0.2.90`);
   const pending = await app.gql(`query { changeRequests(zone: "review.test") { author plan { rrsets { owner } } } }`);
-  expect(pending.data.changeRequests).toContainEqual({ author: 'pipeline', plan: { rrsets: expect.arrayContaining([{ owner: 'api' }, { owner: 'www' }]) } });
+  expect(pending.data.changeRequests).toContainEqual({
+    author: 'pipeline',
+    plan: { rrsets: expect.arrayContaining([{ owner: 'api' }, { owner: 'www' }]) },
+  });
 }, 120_000);

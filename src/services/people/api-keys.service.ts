@@ -38,6 +38,9 @@ import { logger } from '../../logger';
 import { markKeyFirstUsed } from '../../repositories/audit-events';
 
 export type { ApiKeyRow } from '../../repositories/accounts';
+
+/** a scope as the API names it (GraphQL's ApiKeyScope) */
+const SCOPE_NAMES: Record<ApiKeyScope, string> = { propose: 'PROPOSE_CHANGES' };
 export interface CreatedApiKey {
   apiKey: ApiKeyRow;
   secret: string;
@@ -288,7 +291,7 @@ export class ApiKeysService {
     if (scopes.length && p.kind === 'user' && p.via === undefined) {
       const own = await apiKeyScopes(ctx.db, p.keyId);
       const missing = scopes.find((scope) => !own.includes(scope));
-      if (missing) throw forbidden(`the new key may not get the scope ${missing}: this key does not have it`, 'scopes');
+      if (missing) throw forbidden(`the new key may not get the scope ${SCOPE_NAMES[missing]}: this key does not have it`, 'scopes');
     }
     const secret = newSecret('zk');
     const key = await inTransaction(ctx.db, async (sql) => {
