@@ -189,3 +189,10 @@ it('zonekeeper login --passkey: approved on a second device by a person signed i
   expect(reviewed.out).toContain('approved by alice@example.org');
   expect((await cli(['logout'])).code).toBe(0);
 }, 90_000);
+
+it('a provider that does not answer: 503 IDENTITY_PROVIDER_UNAVAILABLE, nothing begun', async () => {
+  await provider.stop();
+  const begun = await post('', { method: 'oidc' });
+  expect(begun.status).toBe(503);
+  expect(begun.body).toMatchObject({ error: 'IDENTITY_PROVIDER_UNAVAILABLE' });
+});

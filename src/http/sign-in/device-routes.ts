@@ -1,7 +1,7 @@
 import express, { Request, RequestHandler, Response, Router } from 'express';
 import type { Database } from '../../db/pool';
 import type { Services } from '../../services';
-import { DomainError } from '../../errors/catalogue';
+import { DomainError, ERROR_CATALOGUE } from '../../errors/catalogue';
 import { canonicalUserCode } from '../../services/people/device-sign-in.service';
 import { errorBody } from '../error-body';
 import { sessionCookieOf } from '../request-gates';
@@ -33,7 +33,7 @@ export function addDeviceRoutes(router: Router, db: Database, services: Services
       res.set('Cache-Control', 'no-store').json(authorization);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      res.status(404).json(errorBody(error.code));
+      res.status(ERROR_CATALOGUE[error.code].status).json(errorBody(error.code));
     }
   });
 

@@ -10,6 +10,7 @@ import {
   personById,
   pollDeviceSignIn,
 } from '../../repositories/people';
+import { logger } from '../../logger';
 import { recordAuditEvent } from '../operations/audit-log';
 import type { RequestContext } from '../context';
 import { hashToken, newToken, personOf } from './people.service';
@@ -77,7 +78,11 @@ export class DeviceSignInService {
     const { token: deviceCode, hash } = newToken('zk_device');
     if (method === 'oidc') {
       if (!this.oidc.configured) throw new DomainError('SIGN_IN_NOT_CONFIGURED');
-      const provider = await this.oidc.beginDevice();
+      const provider = await this.oidc.beginDevice().catch((error: unknown) => {
+        if (error instanceof DomainError) throw error;
+        logger.warn({ err: error }, 'OIDC device authorization failed');
+        throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE');
+      });
       const interval = Math.max(provider.interval ?? DEFAULT_INTERVAL_SECONDS, 1);
       await insertDeviceSignIn(db, {
         deviceCodeHash: hash,
