@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAuditCommands } from './commands/audit';
 import { registerDnssecCommands } from './commands/dnssec';
 import { registerKeyCommands } from './commands/keys';
+import { registerLoginCommands } from './commands/login';
 import { registerMemberCommands } from './commands/members';
 import { registerNameserverSetCommands } from './commands/nameserver-sets';
 import { registerViewCommands } from './commands/views';
@@ -21,8 +22,9 @@ import { ApiError, EXIT, ExitWith, UsageError } from './shared';
 
 /**
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
- * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY, or ZONEKEEPER_SESSION, a
- * person's session (the console's sign-in), for what only a person does: a change request's review. Tables for people,
+ * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY, or a person's session, for what only a
+ * person does (a change request's review): `zonekeeper login` (RFC 8628's device flow, kept in the config file)
+ * or ZONEKEEPER_SESSION. Tables for people,
  * `--json` for scripts. Exit codes: 0 done, 1 the API refused or failed (its code and message on stderr),
  * 2 a usage mistake, 3 the service could not be reached, 4 `health`: the zone is critical (scripts and monitors),
  * 141 the reader of its output went away.
@@ -36,6 +38,7 @@ export function buildProgram(): Command {
     .exitOverride();
 
   // the order here is the order `--help` lists the groups in
+  registerLoginCommands(program);
   registerUserCommands(program);
   registerMemberCommands(program);
   registerOperatorCommands(program);

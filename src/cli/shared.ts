@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { MAX_TTL, parseDuration } from '../dns/ttl';
 import { CONSISTENCY_TOKEN_HEADER, ConsistencyTokens } from './consistency';
+import { storedSession } from './stored-sessions';
 
 /** what the command groups of the CLI (src/cli/commands) share: the API call, the printing, the option readers, the exit codes */
 
@@ -40,16 +41,32 @@ export function serverSpec(spec: string, keyRequired: boolean): { address: strin
 /** the command's Consistency-Tokens, for the service it talks to (made at its first request) */
 let tokens: ConsistencyTokens | undefined;
 
-export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
+/** the service's base URL (ZONEKEEPER_URL), without a final slash: the key of its stored session too */
+export const serviceUrl = (): string => (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
+
+/**
+ * The credentials of a request: ZONEKEEPER_SESSION (a person's session token), else ZONEKEEPER_API_KEY, else the
+ * session `zonekeeper login` stored; `as: 'person'` (what only a person does: a review) takes a stored session
+ * before the key. A session goes as the console's cookie would, with X-Requested-With (the CSRF gate).
+ */
+function credentialsOf(base: string, as: 'any' | 'person'): Record<string, string> {
   const key = process.env.ZONEKEEPER_API_KEY;
-  // a person signed in (the console's session): what a review of a change request needs, a key approving nothing
-  const session = process.env.ZONEKEEPER_SESSION;
-  if (!key && !session)
-    throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service (or ZONEKEEPER_SESSION to your session)');
-  const credentials: Record<string, string> = session
-    ? { cookie: `zk_session=${session}`, 'x-requested-with': 'zonekeeper-cli' }
-    : { 'x-api-key': key! };
+  const session = process.env.ZONEKEEPER_SESSION || (as === 'person' || !key ? storedSession(base)?.session : undefined);
+  if (session) return { cookie: `zk_session=${session}`, 'x-requested-with': 'zonekeeper-cli' };
+  if (key) return { 'x-api-key': key };
+  throw new ApiError(
+    'NO_API_KEY',
+    'set ZONEKEEPER_API_KEY to an API key of the service (or sign in as a person: `zonekeeper login`, or ZONEKEEPER_SESSION)',
+  );
+}
+
+/** the service could not be reached (exit 3): what fetch said */
+export const unreachable = (base: string, error: unknown): Error =>
+  Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}, as: 'any' | 'person' = 'any'): Promise<T> {
+  const base = serviceUrl();
+  const credentials = credentialsOf(base, as);
   tokens ??= new ConsistencyTokens(base);
   // the latest write's token goes with every request: a read is then never older than what this CLI wrote
   const token = tokens.current();
@@ -61,7 +78,7 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
       body: JSON.stringify({ query, variables }),
     });
   } catch (error) {
-    throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+    throw unreachable(base, error);
   }
   const body = (await res.json().catch(() => ({}))) as {
     data?: T;

@@ -211,6 +211,10 @@ export const ERROR_CATALOGUE = {
   SESSION_NOT_FOUND: { status: 404, message: 'Session Not Found' },
   PASSKEY_NOT_FOUND: { status: 404, message: 'The passkey is unknown or not yours' },
   SIGN_IN_FAILED: { status: 401, message: 'The sign-in was refused' },
+  /** a terminal's sign-in (RFC 8628) answered on a second device: no terminal waits for the code typed */
+  DEVICE_CODE_NOT_FOUND: { status: 404, message: 'No terminal is waiting for this code' },
+  /** the OIDC provider did not answer a terminal's sign-in (its discovery or device endpoint) */
+  IDENTITY_PROVIDER_UNAVAILABLE: { status: 503, message: 'The identity provider could not be reached; try again shortly' },
   SIGN_IN_NOT_CONFIGURED: { status: 404, message: 'This sign-in method is not configured' },
   // zone transfers between accounts (docs/people.md)
   ZONE_TRANSFER_NOT_FOUND: { status: 404, message: 'The zone transfer is unknown, accepted or cancelled' },

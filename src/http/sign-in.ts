@@ -4,13 +4,14 @@ import type { Services } from '../services';
 import { errorBody } from './error-body';
 import { sameSiteRequest, sessionCookieOf } from './request-gates';
 import { clientAddressOf, limitedByAddress } from './sign-in/address-limit';
+import { addDeviceRoutes } from './sign-in/device-routes';
 import { addOidcRoutes } from './sign-in/oidc-routes';
 import { passkeyRoutes } from './sign-in/passkey-routes';
 import { clearSessionCookie } from './sign-in/session-cookie';
 
 /**
  * /auth: sign-out, the methods offered, and the sign-in methods' own routes (src/http/sign-in/): passkeys under
- * /passkey, OpenID Connect under /oidc. The routes that need no credential share one limit per client address.
+ * /passkey, OpenID Connect under /oidc, a terminal's sign-in (RFC 8628) under /device. The routes that need no credential share one limit per client address.
  */
 export function signInRoutes(db: Database, services: Services): Router {
   const router = express.Router();
@@ -18,6 +19,7 @@ export function signInRoutes(db: Database, services: Services): Router {
   const byAddress = limitedByAddress();
   router.use('/passkey', passkeyRoutes(db, services, byAddress));
   addOidcRoutes(router, db, services, byAddress);
+  addDeviceRoutes(router, db, services, byAddress);
   return router;
 }
 

@@ -8,6 +8,7 @@ import type { RrsetCommentsInput } from '../services/zones/rrset-comments.servic
 import { PowerDnsRrset, presentRrsets, presentZone } from './presenters';
 import { ownerToFqdn } from '../dns/name';
 import { luaNotSupported } from '../services/steering/octodns-dynamic';
+import { isUnderReview } from '../services/zones/change-requests.service';
 import {
   PowerDnsResult,
   PowerDnsInputs,
@@ -585,6 +586,8 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
           await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
         } catch (error) {
           if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
+          if (isUnderReview(error))
+            return proposeOrRefuse(inputs, zone, changes, { comments: commentsBeyondDeletes(changes, comments), lua: lua.length }, error);
           throw error;
         }
       await applyLuaChanges(inputs, zone, lua, 'writes');
@@ -622,3 +625,44 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
     },
   },
 ];
+
+/**
+ * How many of a PATCH's comment changes are more than a DELETE's own (a DELETE clears the RRset's comments, as
+ * PowerDNS does): a proposal carries records only, and an RRset deleted by one leaves no comment that is served.
+ */
+function commentsBeyondDeletes(changes: readonly ZoneChangeSpec[], comments: readonly RrsetCommentsInput[]): number {
+  const deleted = new Set(
+    changes.filter((c) => c.kind === 'REPLACE_RRSET' && !c.rdatas?.length && !c.disabledRdatas?.length).map((c) => `${c.owner} ${c.type}`),
+  );
+  return comments.filter((c) => c.comments.length > 0 || !deleted.has(`${c.owner} ${c.type}`)).length;
+}
+
+/**
+ * A PATCH to a zone that requires approvals (docs/powerdns-api.md, «Zones under review»): from a key with the
+ * `propose` scope (ApiKey.scopes PROPOSE_CHANGES), its rrsets proposed as one change request, nothing written,
+ * answered 202 with the request (`{"change_request": {"id", "status", "required_approvals"}}`): a GitOps pipeline
+ * proposes, a person approves. PowerDNS has no such answer; a client that reads only the status sees its PATCH
+ * taken, which is so. Any other key is refused 422, as PowerDNS refuses a change it will not make, the message
+ * naming the policy and how to propose (octoDNS logs it: `_apply: status=422, text={"error": …}`). Comments and
+ * dynamic (LUA) rrsets are not proposed: such a PATCH is refused whole.
+ */
+async function proposeOrRefuse(
+  inputs: PowerDnsInputs,
+  zone: string,
+  changes: ZoneChangeSpec[],
+  besides: { comments: number; lua: number },
+  refusal: unknown,
+): Promise<PowerDnsResult> {
+  const { message } = refusal as DomainError;
+  if (!(await inputs.services.apiKeys.hasScope(inputs.ctx, 'propose')))
+    throw refuse(
+      `${message}; or by this API: a PATCH from a key with the scope PROPOSE_CHANGES (createApiKey scopes, zonekeeper key create --may-propose) becomes a change request, answered 202`,
+    );
+  if (besides.comments || besides.lua || !changes.length)
+    throw refuse(`${message}; a PATCH proposed as a change request carries rrsets only (no comments, no LUA records)`);
+  const request = await inputs.services.changeRequests.propose(inputs.ctx, { zone, changes, options: CONTENT_AS_POWERDNS });
+  return {
+    status: 202,
+    body: { zone: request.zone, change_request: { id: request.id, status: request.status, required_approvals: request.requiredApprovals } },
+  };
+}

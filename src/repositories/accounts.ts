@@ -78,11 +78,17 @@ export interface ApiKeyRow {
   lastUsedAt: Date | null;
   /** when the key first authenticated a request; null while unused */
   firstUsedAt: Date | null;
+  /** what the key may do beyond its policy (API_KEY_SCOPES): `propose`, a write to a zone under review proposed */
+  scopes: ApiKeyScope[];
 }
+
+/** an API key's scopes: `propose` makes its PowerDNS-API writes to a zone under review change requests (docs/powerdns-api.md) */
+export const API_KEY_SCOPES = ['propose'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** the policy's columns, the same on both key tables */
 const POLICY_COLUMNS =
   'rules, preset, may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks, last_used_at';
-const API_KEY_COLUMNS = `id, user_id, name, created_at, revoked_at, first_used_at, ${POLICY_COLUMNS}`;
+const API_KEY_COLUMNS = `id, user_id, name, created_at, revoked_at, first_used_at, scopes, ${POLICY_COLUMNS}`;
 const toApiKey = (row: any): ApiKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
@@ -92,6 +98,7 @@ const toApiKey = (row: any): ApiKeyRow => ({
   policy: policyFromRow(row),
   lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
   firstUsedAt: row.first_used_at === null ? null : new Date(row.first_used_at),
+  scopes: row.scopes ?? [],
 });
 
 /** a policy as the statement parameters of its columns, in POLICY_INSERT's order */
@@ -114,6 +121,12 @@ export async function touchKey(sql: Sql, table: 'api_keys' | 'tsig_keys', id: nu
   await sql.rows(`update ${table} set last_used_at = now() where id = $1`, [id]);
 }
 
+/** the scopes of an API key (none for a key of another kind or none at all) */
+export async function apiKeyScopes(sql: Sql, id: number): Promise<ApiKeyScope[]> {
+  const [row] = await sql.rows<{ scopes: ApiKeyScope[] }>('select scopes from api_keys where id = $1', [id]);
+  return row?.scopes ?? [];
+}
+
 /** an active key by the hash of its secret, with its hash (compared again by the caller) */
 export async function activeApiKeyByHash(sql: Sql, hash: string): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
   const [row] = await sql.rows(`select ${API_KEY_COLUMNS}, secret_hash from api_keys where secret_hash = $1 and revoked_at is null`, [
@@ -133,14 +146,14 @@ export async function listApiKeys(sql: Sql, userId?: number): Promise<ApiKeyRow[
 /** a new key; undefined when the user does not exist */
 export async function insertApiKey(
   sql: Sql,
-  key: { userId: number | null; name: string; secretHash: string; policy: KeyPolicy },
+  key: { userId: number | null; name: string; secretHash: string; policy: KeyPolicy; scopes?: readonly ApiKeyScope[] },
 ): Promise<ApiKeyRow | undefined> {
   const [row] = await sql.rows(
-    `insert into api_keys (user_id, name, secret_hash, ${POLICY_INSERT})
-     select $1::bigint, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::timestamptz, $10::int, $11::text[]
+    `insert into api_keys (user_id, name, secret_hash, ${POLICY_INSERT}, scopes)
+     select $1::bigint, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::timestamptz, $10::int, $11::text[], $12::text[]
       where $1::bigint is null or exists (select 1 from users where id = $1)
      returning ${API_KEY_COLUMNS}`,
-    [key.userId, key.name, key.secretHash, ...policyValues(key.policy)],
+    [key.userId, key.name, key.secretHash, ...policyValues(key.policy), key.scopes ?? []],
   );
   return row ? toApiKey(row) : undefined;
 }

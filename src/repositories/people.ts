@@ -2,7 +2,7 @@
  * People, their memberships of accounts, invitations and sessions (docs/people.md): plain rows in, plain rows
  * out; the services (src/services/people/people.service.ts, sessions.service.ts) decide who may do what. One file a
  * table under people/: persons, operators (a person's grant), memberships, invitations, recovery links,
- * sessions, sign-in flows (OpenID Connect), passkeys and their challenges (WebAuthn).
+ * sessions, sign-in flows (OpenID Connect), device sign-ins (RFC 8628), passkeys and their challenges (WebAuthn).
  */
 
 export { type PersonRow, personByEmail, personHasSignedIn, personById } from './people/persons';
@@ -42,6 +42,15 @@ export {
   noteSessionWrite,
 } from './people/sessions';
 export { type SignInFlow, insertSignInFlow, takeSignInFlow } from './people/sign-in-flows';
+export {
+  type DeviceSignInMethod,
+  type DeviceSignInRow,
+  insertDeviceSignIn,
+  pollDeviceSignIn,
+  deleteDeviceSignIn,
+  pendingDeviceSignInByUserCode,
+  answerDeviceSignIn,
+} from './people/device-sign-ins';
 export {
   type PasskeyRow,
   insertPasskey,

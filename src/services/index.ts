@@ -34,6 +34,7 @@ import { OperatorsService } from './people/operators.service';
 import { ZoneTransfersService } from './transfers/zone-transfers.service';
 import { SessionsService } from './people/sessions.service';
 import { OidcSignInService } from './people/oidc-sign-in.service';
+import { DeviceSignInService } from './people/device-sign-in.service';
 import { PasskeysService } from './people/passkeys.service';
 import { RecordTemplatesService } from './zones/record-templates.service';
 import { NameserverSetsService } from './transfers/nameserver-sets.service';
@@ -82,6 +83,7 @@ export interface Services {
   operators: OperatorsService;
   sessions: SessionsService;
   oidc: OidcSignInService;
+  deviceSignIn: DeviceSignInService;
   passkeys: PasskeysService;
   /** record templates a new zone starts with (docs/templates-and-alias.md) */
   recordTemplates: RecordTemplatesService;
@@ -130,6 +132,7 @@ export function createServices(settings: Settings, db: Database): Services {
   const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
   const people = new PeopleService(settings);
   const sessions = new SessionsService(settings, people);
+  const oidc = new OidcSignInService(settings, sessions);
   return {
     settings,
     writeEngine,
@@ -158,7 +161,8 @@ export function createServices(settings: Settings, db: Database): Services {
     people,
     operators: new OperatorsService(),
     sessions,
-    oidc: new OidcSignInService(settings, sessions),
+    oidc,
+    deviceSignIn: new DeviceSignInService(oidc, sessions),
     passkeys: new PasskeysService(sessions, people),
     recordTemplates,
     aliases: new AliasStatusService(settings),

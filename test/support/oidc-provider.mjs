@@ -3,16 +3,20 @@
  * process by test/support/oidc.ts: `node oidc-provider.mjs <port> <redirect-uri>[,<redirect-uri>…]`. Its development login
  * form takes any login; the login is the account, whose e-mail is the login itself, verified unless it starts
  * with `unverified`. Two clients: `zonekeeper` (the service's) and `other-client` (for a code of another
- * client). GET /test/code-ttl?seconds=N sets the life of the authorization codes issued from then on.
+ * client). GET /test/code-ttl?seconds=N sets the life of the authorization codes issued from then on,
+ * GET /test/device-code-ttl?seconds=N that of the device codes.
  * POST /test/next-token-response (a JSON body) makes the next token request answered with that body instead
  * (a token response of another client handed to the service: its audience check is what refuses it).
  * POST /test/groups (a JSON body `{login, groups}`) sets the `groups` claim of that login (released under the
- * `groups` scope, in the ID token): an array, a string, or null for none.
+ * `groups` scope, in the ID token): an array, a string, or null for none. The device authorization grant
+ * (RFC 8628) is on: its endpoint is /device/auth, its user code is entered at /device.
  */
 import Provider from 'oidc-provider';
 
 const [port, redirectUri] = process.argv.slice(2);
 let codeSeconds = 60;
+/** the life of the device codes (RFC 8628) issued from then on (GET /test/device-code-ttl?seconds=N) */
+let deviceCodeSeconds = 600;
 /** the body the next token request gets instead of its own (POST /test/next-token-response), once */
 let nextTokenResponse;
 /** the `groups` claim per login (POST /test/groups); a login not named has none */
@@ -23,16 +27,18 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     client_id: id,
     client_secret: `${id}-secret-0123456789abcdef0123456789abcdef`,
     redirect_uris: redirectUri.split(','),
-    grant_types: ['authorization_code'],
+    // the device authorization grant (RFC 8628): `zonekeeper login` signs in through the service without a browser
+    grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_post',
   })),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'] },
   // the ID token carries the e-mail claims (the service reads them there, not from userinfo)
   conformIdTokenClaims: false,
-  features: { devInteractions: { enabled: true } },
+  // deviceFlow: RFC 8628, its user code typed (or taken from verification_uri_complete) at /device
+  features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true } },
   pkce: { required: () => true },
-  ttl: { AuthorizationCode: () => codeSeconds },
+  ttl: { AuthorizationCode: () => codeSeconds, DeviceCode: () => deviceCodeSeconds },
   async findAccount(_ctx, sub) {
     return {
       accountId: sub,
@@ -51,6 +57,11 @@ provider.proxy = false;
 provider.use(async (ctx, next) => {
   if (ctx.path === '/test/code-ttl') {
     codeSeconds = Number(ctx.query.seconds);
+    ctx.body = 'ok';
+    return;
+  }
+  if (ctx.path === '/test/device-code-ttl') {
+    deviceCodeSeconds = Number(ctx.query.seconds);
     ctx.body = 'ok';
     return;
   }

@@ -12,6 +12,8 @@ export interface OidcProvider {
   issuer: string;
   /** sets the life of the authorization codes issued from now on */
   setCodeSeconds(seconds: number): Promise<void>;
+  /** sets the life of the device codes (RFC 8628) issued from now on */
+  setDeviceCodeSeconds(seconds: number): Promise<void>;
   /** sets the `groups` claim of a login (released under the `groups` scope): an array, a string, null for none */
   setGroups(login: string, groups: string[] | string | null): Promise<void>;
   stop(): Promise<void>;
@@ -35,6 +37,10 @@ export async function startOidcProvider(port: number, redirectUri: string): Prom
     async setCodeSeconds(seconds) {
       const res = await fetch(`${issuer}/test/code-ttl?seconds=${seconds}`);
       if (!res.ok) throw new Error(`code ttl: ${res.status}`);
+    },
+    async setDeviceCodeSeconds(seconds) {
+      const res = await fetch(`${issuer}/test/device-code-ttl?seconds=${seconds}`);
+      if (!res.ok) throw new Error(`device code ttl: ${res.status}`);
     },
     async setGroups(login, groups) {
       const res = await fetch(`${issuer}/test/groups`, { method: 'POST', body: JSON.stringify({ login, groups }) });

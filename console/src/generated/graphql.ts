@@ -35,6 +35,9 @@ export type AddForeignDnskeysInput = {
 /** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
 export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
 
+/** What a key may do beyond its policy. PROPOSE_CHANGES: a PowerDNS-API write to a zone that requires approvals becomes a change request, answered 202 (docs/powerdns-api.md); without it that write is refused 422. */
+export type ApiKeyScope = 'PROPOSE_CHANGES';
+
 /** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health); STEERING_HELD, a failover check is held where it is (the panic freeze, or every vantage that probed it isolated) or probed by an isolated vantage whose votes are not counted (Domain.steeredRrsets, steeringVantages). */
 export type AttentionKind = 'DS_AT_PARENT' | 'HEALTH' | 'SECONDARIES_BEHIND' | 'STEERING_HELD' | 'TRANSFER_FAILED';
 
@@ -113,6 +116,8 @@ export type CreateApiKeyInput = {
   policy?: KeyPolicyInput | null | undefined;
   /** A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME). */
   preset?: KeyPreset | null | undefined;
+  /** What the key may do beyond its policy (PROPOSE_CHANGES); a key gives only scopes it has. Omitted: none. */
+  scopes?: Array<ApiKeyScope> | null | undefined;
   userId: string | number;
   /** The zone of the preset. */
   zone?: string | null | undefined;

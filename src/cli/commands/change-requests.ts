@@ -47,7 +47,8 @@ function describe(request: Request): string {
 
 /**
  * `zonekeeper zone requests|approve|reject|cancel`: review (docs/changes.md, «Review»). A review is a person's
- * word: a key is refused NOT_SIGNED_IN, so approve and reject run with ZONEKEEPER_SESSION, the person's session.
+ * word: a key is refused NOT_SIGNED_IN, so approve and reject run as a person: ZONEKEEPER_SESSION, or the session
+ * `zonekeeper login` stored (taken before ZONEKEEPER_API_KEY here).
  */
 export function registerReviewCommands(program: Command, zone: Command): void {
   zone
@@ -70,8 +71,8 @@ export function registerReviewCommands(program: Command, zone: Command): void {
       .command(`${verdict} <id>`)
       .description(
         verdict === 'approve'
-          ? 'approve a change request (a person: ZONEKEEPER_SESSION); the last approval applies it'
-          : 'reject a change request (a person: ZONEKEEPER_SESSION); it is closed, nothing written',
+          ? 'approve a change request (a person: `zonekeeper login` or ZONEKEEPER_SESSION); the last approval applies it'
+          : 'reject a change request (a person: `zonekeeper login` or ZONEKEEPER_SESSION); it is closed, nothing written',
       )
       .option('--comment <text>', 'why, kept with the review')
       .action(async (id: string, options: { comment?: string }) => {
@@ -79,10 +80,14 @@ export function registerReviewCommands(program: Command, zone: Command): void {
         const data = await gql<Record<string, Request>>(
           `mutation($id: ID!, $c: String) { ${field}(id: $id, comment: $c) { ${REQUEST} } }`,
           { id, c: options.comment ?? null },
+          'person',
         ).catch((error: unknown) => {
           // a key reviews nothing: say how a person does it from here
           if (error instanceof ApiError && error.code === 'NOT_SIGNED_IN')
-            throw new ApiError(error.code, `${error.message}: set ZONEKEEPER_SESSION to your session (signed in to the console)`);
+            throw new ApiError(
+              error.code,
+              `${error.message}: sign in as a person with \`zonekeeper login\` (or set ZONEKEEPER_SESSION to your session)`,
+            );
           throw error;
         });
         if (program.opts().json) return print(program, data[field]);

@@ -18,13 +18,15 @@ export function registerKeyCommands(program: Command): void {
   withPolicyOptions(
     key
       .command('create <user> <name>')
-      .description('create an API key (its secret is shown once); with --preset or --rule a least-privilege key (docs/least-privilege.md)'),
-  ).action(async (user: string, name: string, options: PolicyOptions) => {
+      .description('create an API key (its secret is shown once); with --preset or --rule a least-privilege key (docs/least-privilege.md)')
+      .option('--may-propose', 'its PowerDNS-API writes to a zone under review become change requests (the scope PROPOSE_CHANGES)'),
+  ).action(async (user: string, name: string, options: PolicyOptions & { mayPropose?: boolean }) => {
     const userId = await userIdOf(user);
+    const { mayPropose, ...policy } = options;
     const created = (
       await gql(
         `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id name policy { restricted preset } } } }`,
-        { input: { userId, name, ...policyInputFrom(options) } },
+        { input: { userId, name, ...policyInputFrom(policy), ...(mayPropose ? { scopes: ['PROPOSE_CHANGES'] } : {}) } },
       )
     ).createApiKey;
     print(program, {

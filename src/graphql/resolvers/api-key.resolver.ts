@@ -20,7 +20,12 @@ export class ApiKeyResolver {
       'Creates a key that sees and changes only this user’s zones; with `policy` or `preset` only what its rules allow (docs/least-privilege.md).',
   })
   createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.apiKeys.create(ctx, { userId: parseId(input.userId, 'userId'), name: input.name, ...policyRequest(input) });
+    return ctx.services.apiKeys.create(ctx, {
+      userId: parseId(input.userId, 'userId'),
+      name: input.name,
+      scopes: input.scopes,
+      ...policyRequest(input),
+    });
   }
 
   @FieldResolver(() => ApiKeyOriginEnum, {

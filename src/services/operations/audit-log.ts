@@ -54,6 +54,9 @@ export const AUDIT_EVENT_KINDS = [
   'recovery-link-used',
   'passkey-removed',
   'second-factor-passed',
+  // a terminal's sign-in approved or denied on a second device (docs/people.md, «Signing in from a terminal»)
+  'device-sign-in-approved',
+  'device-sign-in-denied',
   // the operator as a person (docs/people.md, «The operator»)
   'operator-granted',
   'operator-revoked',

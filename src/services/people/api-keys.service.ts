@@ -18,6 +18,8 @@ import {
   activeApiKeyByHash,
   apiKeyRate,
   ApiKeyRow,
+  type ApiKeyScope,
+  apiKeyScopes,
   setApiKeyRate,
   insertApiKey,
   insertFirstAdminKey,
@@ -36,6 +38,9 @@ import { logger } from '../../logger';
 import { markKeyFirstUsed } from '../../repositories/audit-events';
 
 export type { ApiKeyRow } from '../../repositories/accounts';
+
+/** a scope as the API names it (GraphQL's ApiKeyScope) */
+const SCOPE_NAMES: Record<ApiKeyScope, string> = { propose: 'PROPOSE_CHANGES' };
 export interface CreatedApiKey {
   apiKey: ApiKeyRow;
   secret: string;
@@ -274,24 +279,46 @@ export class ApiKeysService {
    * returned once and only its hash is stored. A restricted caller needs mayManageKeys and makes no key that
    * could do more than itself.
    */
-  async create(ctx: RequestContext, input: { userId: number; name: string } & KeyPolicyRequest): Promise<CreatedApiKey> {
+  async create(
+    ctx: RequestContext,
+    input: { userId: number; name: string; scopes?: ApiKeyScope[] | null } & KeyPolicyRequest,
+  ): Promise<CreatedApiKey> {
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     const policy = newKeyPolicy(ctx.principal, input);
+    const scopes = [...new Set(input.scopes ?? [])];
+    // a key gives no scope it has not itself ("a key can never get more than the key that made it")
+    const p = ctx.principal;
+    if (scopes.length && p.kind === 'user' && p.via === undefined) {
+      const own = await apiKeyScopes(ctx.db, p.keyId);
+      const missing = scopes.find((scope) => !own.includes(scope));
+      if (missing) throw forbidden(`the new key may not get the scope ${SCOPE_NAMES[missing]}: this key does not have it`, 'scopes');
+    }
     const secret = newSecret('zk');
     const key = await inTransaction(ctx.db, async (sql) => {
-      const created = await insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret), policy });
+      const created = await insertApiKey(sql, {
+        userId: input.userId,
+        name: input.name.trim(),
+        secretHash: hashKey(secret),
+        policy,
+        scopes,
+      });
       if (created) {
         await recordAuditEvent(sql, {
           kind: 'api-key-created',
           actor: ctx.principal,
           subject: `api-key:${created.id}`,
-          detail: { name: created.name, userId: created.userId },
+          detail: { name: created.name, userId: created.userId, ...(scopes.length ? { scopes } : {}) },
         });
       }
       return created;
     });
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
+  }
+
+  /** whether the caller is an API key with this scope (a session or a TSIG key has none) */
+  async hasScope(ctx: RequestContext, scope: ApiKeyScope): Promise<boolean> {
+    return ctx.principal.via === undefined && (await apiKeyScopes(ctx.db, ctx.principal.keyId)).includes(scope);
   }
 
   /** A key's own rate (admin key only): a value replaces the key's, null returns it to the default, absent leaves it. */

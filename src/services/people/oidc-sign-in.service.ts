@@ -114,23 +114,103 @@ export class OidcSignInService {
       } catch (error) {
         throw new SignInRefused(describe(error));
       }
-      const claims = tokens.claims();
-      const email = typeof claims?.email === 'string' ? claims.email.trim() : '';
-      if (!email) throw new SignInRefused('the provider gave no e-mail address (scope email)');
-      if (claims?.email_verified !== true) throw new SignInRefused('the provider has not verified the e-mail address');
-      const mapping = this.settings.oidc!.operator;
-      const operator = mapping && { claim: mapping.claim, granted: claimGrantsOperator(claims, mapping) };
-      const { token } = await this.sessions.start(db, email, { method: 'oidc', ...how, operator });
-      return { token, email };
+      return await this.signIn(db, tokens.claims(), how);
     } catch (error) {
-      if (!(error instanceof SignInRefused)) {
-        logger.warn({ err: error }, 'OIDC sign-in failed');
-        await this.sessions.refused(db, 'oidc', 'the identity provider could not be reached', how.sourceAddress).catch(() => undefined);
-        throw new SignInRefused('the identity provider could not be reached');
-      }
-      await this.sessions.refused(db, 'oidc', error.reason, how.sourceAddress);
-      throw error;
+      throw await this.audited(db, error, how.sourceAddress);
     }
+  }
+
+  /**
+   * A sign-in without a browser (RFC 8628 §3.1–3.2, docs/people.md, «Signing in from a terminal»): the provider's
+   * device code (kept by the service, never shown), the code the person types at the provider, where, and for how
+   * long and at what pace the provider may be asked. Scopes as the browser's sign-in asks them.
+   */
+  async beginDevice(): Promise<{
+    deviceCode: string;
+    userCode: string;
+    verificationUri: string;
+    verificationUriComplete?: string;
+    expiresIn: number;
+    interval?: number;
+  }> {
+    const { client, config } = await this.discover();
+    if (!config.serverMetadata().device_authorization_endpoint) throw new DomainError('SIGN_IN_NOT_CONFIGURED');
+    const answer = await client.initiateDeviceAuthorization(config, {
+      scope: ['openid', 'email', ...this.settings.oidc!.scopes].join(' '),
+    });
+    return {
+      deviceCode: answer.device_code,
+      userCode: answer.user_code,
+      verificationUri: answer.verification_uri,
+      verificationUriComplete: answer.verification_uri_complete,
+      expiresIn: answer.expires_in,
+      interval: answer.interval,
+    };
+  }
+
+  /**
+   * One token request for the provider's device code (RFC 8628 §3.4): the session of the person who finished at
+   * the provider (the ID token checked as the browser's is, the address verified), or the provider's error code
+   * as it answered (§3.5: `authorization_pending`, `slow_down`, `access_denied`, `expired_token`). A person who
+   * has a passkey proves it too (a second factor): that is done on a second device (`zonekeeper login --passkey`),
+   * so such a sign-in is refused here, audited, rather than given a session that allows nothing.
+   */
+  async pollDevice(
+    db: Database,
+    providerDeviceCode: string,
+    how: { sourceAddress?: string; userAgent?: string },
+  ): Promise<{ token: string; email: string } | { error: string; description: string }> {
+    try {
+      const { client, config } = await this.discover();
+      let tokens;
+      try {
+        tokens = await client.genericGrantRequest(config, 'urn:ietf:params:oauth:grant-type:device_code', {
+          device_code: providerDeviceCode,
+        });
+      } catch (error) {
+        const code = (error as { error?: unknown }).error;
+        if (code === 'authorization_pending' || code === 'slow_down')
+          return { error: code, description: code === 'slow_down' ? 'polling too fast' : 'the person has not finished at the provider' };
+        if (code === 'expired_token') return { error: code, description: 'the code expired before the person finished' };
+        throw new SignInRefused(describe(error));
+      }
+      return await this.signIn(db, tokens.claims(), how, { refuseSecondFactor: true });
+    } catch (error) {
+      throw await this.audited(db, error, how.sourceAddress);
+    }
+  }
+
+  /**
+   * The ID token's claims sign a person in: the verified address (an unverified one could be anyone's), and with
+   * OIDC_OPERATOR_CLAIM whether the person is an operator. `refuseSecondFactor`: a person who has a passkey is
+   * refused (a terminal cannot present it).
+   */
+  private async signIn(
+    db: Database,
+    claims: Record<string, unknown> | undefined,
+    how: { sourceAddress?: string; userAgent?: string },
+    options: { refuseSecondFactor?: boolean } = {},
+  ): Promise<{ token: string; email: string }> {
+    const email = typeof claims?.email === 'string' ? claims.email.trim() : '';
+    if (!email) throw new SignInRefused('the provider gave no e-mail address (scope email)');
+    if (claims?.email_verified !== true) throw new SignInRefused('the provider has not verified the e-mail address');
+    if (options.refuseSecondFactor && (await this.sessions.hasSecondFactor(db, email)))
+      throw new SignInRefused('this person has a passkey, asked as a second factor: sign in with a passkey on a second device');
+    const mapping = this.settings.oidc!.operator;
+    const operator = mapping && { claim: mapping.claim, granted: claimGrantsOperator(claims, mapping) };
+    const { token } = await this.sessions.start(db, email, { method: 'oidc', ...how, operator });
+    return { token, email };
+  }
+
+  /** a failed sign-in audited (`sign-in-failed`), as the SignInRefused its caller answers */
+  private async audited(db: Database, error: unknown, sourceAddress?: string): Promise<SignInRefused> {
+    if (!(error instanceof SignInRefused)) {
+      logger.warn({ err: error }, 'OIDC sign-in failed');
+      await this.sessions.refused(db, 'oidc', 'the identity provider could not be reached', sourceAddress).catch(() => undefined);
+      return new SignInRefused('the identity provider could not be reached');
+    }
+    await this.sessions.refused(db, 'oidc', error.reason, sourceAddress);
+    return error;
   }
 }
 

@@ -156,6 +156,12 @@ export class SessionsService {
     if (first) await setSessionAccount(sql, session.id, first.userId);
   }
 
+  /** whether the person of this address (if any yet) has a passkey, which an OIDC sign-in then asks as a second factor */
+  async hasSecondFactor(db: Database, email: string): Promise<boolean> {
+    const person = await personByEmail(db, email, false);
+    return person !== undefined && (await passkeysOfPerson(db, person.id)).length > 0;
+  }
+
   /** a sign-in refused (a wrong state or nonce, an unverified address, …): recorded, nothing else */
   async refused(db: Database, method: SignInMethod, reason: string, sourceAddress?: string): Promise<void> {
     await recordAuditEvent(db, { kind: 'sign-in-failed', detail: { method, reason }, sourceAddress });
