@@ -1309,6 +1309,37 @@ function createZoneOp(id: string, call: (key: string, user: string, zone: string
   };
 }
 
+/** the codes of the details of a refusal (GraphQL's extensions, REST's body): the zones a bulk creation names */
+const detailCodes = (answer: Answer): string[] =>
+  (answer.body?.errors?.[0]?.extensions?.details ?? answer.body?.details ?? []).map((d: { code: string }) => d.code);
+
+/**
+ * A bulk creation (createDomains, POST /domain/add-many): a key that may create no zone is refused whole; another
+ * user's zones are each named refused (ZONES_NOT_CREATED, USER_NOT_FOUND in the zone's detail), none made
+ */
+function createZonesOp(id: string, call: (key: string, user: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      await attempt(`${id} for its user`, flag(p.createZones), () => call(key, userId, SPARE));
+      const made = (await db.query(`select 1 from domains where name = $1`, [SPARE])).rows.length === 1;
+      expect(made).toBe(p.createZones);
+      await adminDeleteSpare();
+      if (!p.createZones) return;
+      const before = await snapshot();
+      const answer = await call(key, otherUserId, SPARE);
+      expect({ id, code: answer.code, details: detailCodes(answer) }).toEqual({
+        id,
+        code: 'ZONES_NOT_CREATED',
+        details: ['USER_NOT_FOUND'],
+      });
+      expect({ id, written: await writesSince(before) }).toEqual({ id, written: {} });
+      tally.calls++;
+      tally.refused++;
+    },
+  };
+}
+
 function deleteZoneOp(id: string, call: (key: string, zone: string) => Promise<Answer>): Op {
   return {
     id,
@@ -2106,6 +2137,9 @@ const OPS: Op[] = [
     },
   },
   createZoneOp('POST /domain/add', (key, user, zone) => rest(key, 'post', '/domain/add', { body: { user_id: Number(user), zone } })),
+  createZonesOp('POST /domain/add-many', (key, user, zone) =>
+    rest(key, 'post', '/domain/add-many', { body: { user_id: Number(user), zones: [zone] } }),
+  ),
   deleteZoneOp('DELETE /domain/delete', (key, zone) => rest(key, 'delete', '/domain/delete', { query: { zone } })),
   changeSetOp('POST /domain/changes/:zone', (key, zone, changes) => rest(key, 'post', `/domain/changes/${zone}`, { body: { changes } })),
   zoneOp('GET /domain/changes/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/changes/${zone}`)),
@@ -2297,6 +2331,33 @@ const OPS: Op[] = [
     },
   },
   {
+    // a zone by name, or null where the key sees none: the same reach as Query.domain, answered without an error
+    id: 'Query.findDomain',
+    list: true,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const answer = await attempt(
+          `findDomain ${zone}`,
+          'ok',
+          () => gql(key, `query($z: String) { findDomain(name: $z) { name } }`, { z: zone }),
+          {
+            reads: true,
+          },
+        );
+        expect({ zone, found: answer.data.findDomain?.name ?? null }).toEqual({ zone, found: sees(p, zone) ? zone : null });
+      }
+    },
+  },
+  {
+    // the operation limits a client reads before it hits them: every key may read them, like serverSettings
+    id: 'Query.operationLimits',
+    list: true,
+    async run(_p, key) {
+      const answer = await attempt('operation limits', 'ok', () => gql(key, `{ operationLimits { maxCost maxDepth } }`), { reads: true });
+      expect(answer.data.operationLimits.maxCost).toEqual(expect.any(Number));
+    },
+  },
+  {
     // the allowed TTLs (ALLOWED_TTLS_BEYOND_REST for GraphQL), for forms: settings every key may read, like recordTypes
     id: 'Query.serverSettings',
     list: true,
@@ -2410,6 +2471,9 @@ const OPS: Op[] = [
   createZoneOp('Mutation.createDomain', (key, user, zone) =>
     gql(key, `mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: user, z: zone }),
   ),
+  createZonesOp('Mutation.createDomains', (key, user, zone) =>
+    gql(key, `mutation($u: ID!, $z: String!) { createDomains(input: [{userId: $u, zone: $z}]) { id } }`, { u: user, z: zone }),
+  ),
   createRecordOp('Mutation.createRecord', (key, t, rdata) => gql(key, CREATE_RECORD, { input: GQL_RECORD(t, rdata) })),
   templateOp('Mutation.createRecordTemplate', (key, user) =>
     gql(key, `mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id } }`, {
@@ -2496,6 +2560,7 @@ const OPS: Op[] = [
   },
   deleteZoneOp('Mutation.deleteDomain', (key, zone) => gql(key, `mutation($z: String) { deleteDomain(zone: $z) }`, { z: zone })),
   deleteRecordOp('Mutation.deleteRecord', (key, id) => gql(key, `mutation($id: ID!) { deleteRecord(id: $id) }`, { id })),
+  deleteRecordOp('Mutation.removeRecord', (key, id) => gql(key, `mutation($id: ID!) { removeRecord(id: $id) { id } }`, { id })),
   templateOp('Mutation.deleteRecordTemplate', (key, _user, id) => gql(key, `mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id })),
   adminOnlyOp('Mutation.deleteUser', (key) => [
     ['its own user', 'FORBIDDEN', () => gql(key, `mutation($u: ID!) { deleteUser(id: $u) }`, { u: userId })],
@@ -3094,7 +3159,8 @@ describe('the matrix is complete', () => {
 
   it('has a row for every Query, Mutation and Subscription field of the served schema', async () => {
     const res = await app.gql(`{ __schema {
-        queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }`);
+        queryType { fields(includeDeprecated: true) { name } } mutationType { fields(includeDeprecated: true) { name } }
+        subscriptionType { fields(includeDeprecated: true) { name } } } }`);
     const s = res.data.__schema;
     const fields = [
       ...s.queryType.fields.map((f: any) => `Query.${f.name}`),

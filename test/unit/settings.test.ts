@@ -107,8 +107,12 @@ describe('settings', () => {
     expect(() => loadSettings({ ALIAS_RESOLVERS: 'resolver.example' })).toThrow(/ALIAS_RESOLVERS/);
   });
 
-  it('reads the steering settings (docs/steering.md): the probe interval, timeout, fall, rise, hold and allowed networks', () => {
+  it('reads the steering settings (docs/steering.md): the probe interval, timeout, fall, rise, hold, allowed networks and vantages', () => {
     expect(loadSettings({}).steering).toEqual({
+      vantage: 'primary',
+      quorum: 'majority',
+      canaries: [],
+      panic: { enabled: true, minChecks: 10 },
       checkInterval: 10,
       checkTimeoutMs: 2000,
       fall: 3,
@@ -126,7 +130,7 @@ describe('settings', () => {
       STEERING_EXTERNAL_LEASE: '300',
       STEERING_HOLD: '5',
     }).steering;
-    expect(set).toEqual({
+    expect(set).toMatchObject({
       checkInterval: 2,
       checkTimeoutMs: 1500,
       fall: 1,
@@ -135,6 +139,29 @@ describe('settings', () => {
       allowNetworks: ['127.0.0.0/8', '::1'],
       externalLease: 300,
     });
+    // a vantage elsewhere, its quorum, canaries and the panic rule
+    expect(
+      loadSettings({
+        STEERING_VANTAGE: 'eu-west',
+        STEERING_QUORUM: '50',
+        STEERING_VANTAGE_CANARIES: '192.0.2.10:443, [2001:db8::1]:443',
+        STEERING_PANIC: 'off',
+        STEERING_PANIC_MIN_CHECKS: '3',
+      }).steering,
+    ).toMatchObject({
+      vantage: 'eu-west',
+      quorum: 50,
+      canaries: [
+        { address: '192.0.2.10', port: 443 },
+        { address: '2001:db8::1', port: 443 },
+      ],
+      panic: { enabled: false, minChecks: 3 },
+    });
+    // a short interval's probes time out within it unless told otherwise
+    expect(loadSettings({ STEERING_CHECK_INTERVAL: '2' }).steering.checkTimeoutMs).toBe(1600);
+    expect(() => loadSettings({ STEERING_QUORUM: 'most' })).toThrow(/STEERING_QUORUM/);
+    expect(() => loadSettings({ STEERING_VANTAGE_CANARIES: '192.0.2.10' })).toThrow(/STEERING_VANTAGE_CANARIES/);
+    expect(() => loadSettings({ STEERING_VANTAGE: 'east west' })).toThrow(/STEERING_VANTAGE/);
     expect(() => loadSettings({ STEERING_HOLD: '0' })).toThrow(/STEERING_HOLD/);
     expect(() => loadSettings({ STEERING_EXTERNAL_LEASE: '0' })).toThrow(/STEERING_EXTERNAL_LEASE/);
     expect(() => loadSettings({ STEERING_CHECK_INTERVAL: '2', STEERING_CHECK_TIMEOUT_MS: '2000' })).toThrow(

@@ -287,6 +287,8 @@ export class DomainsService {
    * step after its commit. At most MAX_ZONES_PER_CALL zones: the catalog admits that many in one step.
    */
   async createMany(ctx: RequestContext, inputs: readonly NewZoneInput[]): Promise<DomainRow[]> {
+    // a key that may create no zone is refused as a whole, before any zone is looked at (authorise first)
+    requireFlag(ctx.principal.policy, 'mayCreateZones');
     if (inputs.length === 0) return [];
     if (inputs.length > MAX_ZONES_PER_CALL)
       throw DomainError.invalid('input', `input: at most ${MAX_ZONES_PER_CALL} zones in one call (got ${inputs.length})`, 'TOO_MANY_ZONES');

@@ -107,6 +107,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: `added${Date.now()}.example` } },
     bad: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: f.zone } },
   }),
+  addDomains: (f) => ({
+    good: { method: 'post', path: '/api/domain/add-many', body: { user_id: Number(f.userId), zones: [`many${Date.now()}.example`] } },
+    bad: { method: 'post', path: '/api/domain/add-many', body: { user_id: Number(f.userId), zones: [f.zone] } },
+  }),
   deleteDomain: () => ({
     good: { method: 'delete', path: '/api/domain/delete', query: { zone: 'LATER' } },
     bad: { method: 'delete', path: '/api/domain/delete', query: { zone: 'missing.example' } },
