@@ -47,7 +47,8 @@ export async function startOidcProvider(port: number, redirectUri: string): Prom
       if (!res.ok) throw new Error(`groups: ${res.status}`);
     },
     async stop() {
-      if (child.exitCode !== null) return;
+      // stopped already: it exited, or a signal ended it (exitCode stays null then)
+      if (child.exitCode !== null || child.signalCode !== null) return;
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
