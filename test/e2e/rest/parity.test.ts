@@ -65,7 +65,9 @@ const STEPS: Step[] = [
 ];
 
 async function runScenario(via: 'rest' | 'gql') {
-  const app = await startTestApp();
+  // REST and GraphQL under one TTL policy: REST's contract list binds both (by default GraphQL takes any TTL,
+  // ALLOWED_TTLS_BEYOND_REST), so that a TTL refused is refused on both edges alike
+  const app = await startTestApp({ ALLOWED_TTLS_BEYOND_REST: '86400,43200,28800,14400,7200,3600,1800,900,300' });
   try {
     const outcomes = [];
     for (const step of STEPS) outcomes.push({ step: step.label, ...(await step[via](app)) });
