@@ -64,7 +64,15 @@ export async function startService(settings: Settings): Promise<RunningService> 
     noteStopping();
     for (const { name, stop } of stops) {
       logger.info(`stopping ${name}`);
-      await stop();
+      // a stop that waits on something slow says so, so that an operator sees what holds the shutdown
+      const began = Date.now();
+      const waiting = setInterval(() => logger.warn(`still stopping ${name} after ${Math.round((Date.now() - began) / 1000)} s`), 10_000);
+      waiting.unref();
+      try {
+        await stop();
+      } finally {
+        clearInterval(waiting);
+      }
     }
     // failed authentications counted since the last flush of their summary
     await services.audit.failedAuthentications.stop().catch(() => undefined);

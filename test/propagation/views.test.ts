@@ -152,11 +152,12 @@ ${blocks.join('\n')}`;
   named = await startNamed(dir, config);
 }, 90_000);
 
+// the service first, then its secondary: the service's worker is never left refreshing towards a stopped server
 afterAll(async () => {
-  await named?.stop();
   await app?.close();
+  await named?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 120_000);
 
 test('each view of the secondary answers its own records, and never the other view’s', async () => {
   await waitFor(

@@ -56,8 +56,20 @@ export async function startTestApp(env: Record<string, string> | ((databaseUrl: 
       return { status: res.status, data: res.body?.data, errors: res.body?.errors, body: res.body };
     },
     async close() {
-      await service.stop();
-      await database.drop();
+      // a close that hangs names the step it hangs in (the service's log is silent in tests)
+      let step = 'the service to stop';
+      const began = Date.now();
+      const waiting = setInterval(
+        () => console.warn(`test app: still waiting for ${step} after ${Math.round((Date.now() - began) / 1000)} s`),
+        15_000,
+      );
+      try {
+        await service.stop();
+        step = 'its database to be dropped';
+        await database.drop();
+      } finally {
+        clearInterval(waiting);
+      }
     },
   };
 }
