@@ -1,5 +1,5 @@
 import './production-env';
-import { sourceAddressOf } from './services/operations/audit-log';
+import { sourceAddressOf } from './services/audit-log';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
@@ -13,7 +13,7 @@ import { createHttpServer } from './http/server';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
-import { rateLimitError } from './services/operations/rate-limits';
+import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startProber, startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';

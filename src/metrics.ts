@@ -46,7 +46,7 @@ export const outboxRowsPublished = new Counter({
   registers: [metrics],
 });
 
-/** requests and changes refused by a rate limit (src/services/operations/rate-limits.ts), by the bucket that was empty */
+/** requests and changes refused by a rate limit (src/services/rate-limits.ts), by the bucket that was empty */
 export const rateLimited = new Counter({
   name: 'zonekeeper_rate_limited_total',
   help: 'Requests (HTTP and DNS UPDATE) and zone changes refused by a rate limit, by limit (user, key, zone, sign-in)',

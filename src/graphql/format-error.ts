@@ -122,7 +122,7 @@ export const operationWarnings: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
- * Policy, rate-limit and quota refusals of an operation go to the audit log's summary (services/operations/audit-log.ts
+ * Policy, rate-limit and quota refusals of an operation go to the audit log's summary (services/audit-log.ts
  * `Refusals`): the admin sees who keeps hitting which rule, once per key and minute with a count.
  */
 export const refusalAudit: ApolloServerPlugin<GraphQLContext> = {

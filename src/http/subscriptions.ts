@@ -8,12 +8,12 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext, type GraphQLContext } from '../graphql/context';
 import { DomainError } from '../errors/catalogue';
 import { isOperator, type Principal } from '../auth/principal';
-import { sourceAddressOf } from '../services/operations/audit-log';
+import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
 import { ChangeFeed } from '../repositories/change-feed';
 import type { Services } from '../services';
-import { rateLimitError } from '../services/operations/rate-limits';
+import { rateLimitError } from '../services/rate-limits';
 
 /** the close code for a key that is wrong, revoked, or whose user is gone (graphql-ws's Forbidden) */
 const CLOSE_FORBIDDEN = 4403;
@@ -137,7 +137,7 @@ export async function startSubscriptions(
   /**
    * A query or mutation over the socket takes its turn among the user's requests running in this process
    * (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE), the same gate and the same turns as the user's HTTP requests
-   * (services/operations/rate-limits.ts `InFlight`): one socket carries any number of operations at once, so without it a
+   * (services/rate-limits.ts `InFlight`): one socket carries any number of operations at once, so without it a
    * client could run past the cap on a single connection. The turn ends when the operation's result is ready.
    * The queue full, the operation is refused with RATE_LIMITED (HTTP's 429), the connection stays. A
    * subscription is not counted: it runs for as long as the client keeps it, and its events cost the change
@@ -186,9 +186,9 @@ export async function startSubscriptions(
         return true;
       },
       // each operation over the socket takes from the key's and the user's buckets, as an HTTP request does
-      // (services/operations/rate-limits.ts); over the limit it is refused with RATE_LIMITED, the connection stays. The key is
+      // (services/rate-limits.ts); over the limit it is refused with RATE_LIMITED, the connection stays. The key is
       // checked from the connection's address (allowedNetworks), and a refusal goes to the audit log's summary as
-      // on HTTP (services/operations/audit-log.ts `Refusals`)
+      // on HTTP (services/audit-log.ts `Refusals`)
       async onSubscribe(ctx) {
         const socket = ctx.extra.socket;
         const principal = await authenticate(keys.get(socket), addresses.get(socket)).catch(() => null);

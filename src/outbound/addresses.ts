@@ -6,7 +6,7 @@
  * |---|---|---|
  * | webhooks (events.service.ts checks the URL, worker/webhook-delivery.ts each connect) | a user's URL | WEBHOOK_ALLOW |
  * | health checks (services/operations/health-checks.ts, dns-client/iterative-resolver.ts) | a zone's NS names and glue | HEALTH_ALLOW_NETWORKS |
- * | transfers in and NOTIFY out (services/transfers/server-entries.ts: a secondary zone's primaries, an import's source, a zone's extra secondaries) | a user's key | TRANSFER_SERVERS_ALLOW |
+ * | transfers in and NOTIFY out (services/zones/server-entries.ts: a secondary zone's primaries, an import's source, a zone's extra secondaries) | a user's key | TRANSFER_SERVERS_ALLOW |
  * | other signers' DNSKEYs (services/dnssec/foreign-keys.ts, multi-signer) | a user's `fetchFrom` | DNSSEC_FOREIGN_KEYS_FETCH_ALLOW |
  * | NOTIFY(CDS) (services/dnssec/cds-notify.ts) | the parent's DSYNC record | DNSSEC_CDS_NOTIFY_ALLOW |
  * | steering's health checks (services/steering/, outbound/probes.ts each probe) | a check's address | STEERING_ALLOW_NETWORKS |

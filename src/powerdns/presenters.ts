@@ -5,7 +5,7 @@ import type { DomainRow, RecordRow } from '../repositories/read-model';
 import type { RrsetComments } from '../repositories/rrset-comments';
 import type { DisabledRecord } from '../repositories/disabled-records';
 import type { DnssecKeyInfo, DnssecStatus } from '../services/dnssec/dnssec.service';
-import type { TsigKeyRow } from '../services/transfers/tsig-keys.service';
+import type { TsigKeyRow } from '../services/people/tsig-keys.service';
 
 /**
  * PowerDNS's JSON shapes (its docs/http-api/ and swagger file), filled from the services' rows. The edge

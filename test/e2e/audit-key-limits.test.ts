@@ -7,7 +7,7 @@ import { freePort } from '../support/free-port';
 import { sleep, waitFor } from '../support/wait-for';
 import { KeyArg, nsupdate, runClient } from '../support/update-clients';
 import { findBinary } from '../propagation/knot';
-import { KeyLimitRefusals, Refusals } from '../../src/services/operations/audit-log';
+import { KeyLimitRefusals, Refusals } from '../../src/services/audit-log';
 import type { Principal } from '../../src/auth/principal';
 
 /**

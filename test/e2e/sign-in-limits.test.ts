@@ -1,11 +1,11 @@
 /**
  * The sign-in routes need no credential and each start writes a row (a WebAuthn challenge, an OIDC flow): they
- * are limited per client address (src/services/operations/rate-limits.ts, SIGN_IN_LIMIT: a burst of 30, then one a second),
+ * are limited per client address (src/services/rate-limits.ts, SIGN_IN_LIMIT: a burst of 30, then one a second),
  * on the default settings. Past the burst: 429 RATE_LIMITED with Retry-After, and nothing written.
  */
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { SIGN_IN_LIMIT } from '../../src/services/operations/rate-limits';
+import { SIGN_IN_LIMIT } from '../../src/services/rate-limits';
 import { startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;

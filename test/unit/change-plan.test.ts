@@ -4,8 +4,8 @@ import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { withSerial } from '../../src/dns/zone-rules';
 import { changesOfPatch } from '../../src/powerdns/zone-routes';
 import { parseZoneChanges } from '../../src/services/zones/change-parse';
+import type { ChangePlan } from '../../src/services/write-engine/plan';
 import {
-  type ChangePlan,
   disabledRecordsRead,
   type PlanOutcome,
   planChangeSet,

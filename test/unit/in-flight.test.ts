@@ -1,4 +1,4 @@
-import { InFlight } from '../../src/services/operations/rate-limits';
+import { InFlight } from '../../src/services/rate-limits';
 
 /** the turns queued by setImmediate have run */
 const turnsRun = () => new Promise((resolve) => setImmediate(resolve));

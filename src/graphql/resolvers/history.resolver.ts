@@ -26,30 +26,7 @@ import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
 import { forgetZone } from '../loaders';
-
-@ObjectType('ChangeAuthor', {
-  simpleResolvers: true,
-  description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).',
-})
-export class ChangeAuthor {
-  @Field(() => ID, { nullable: true, description: 'The API key; null for a DNS UPDATE.' })
-  keyId!: number | null;
-
-  @Field(() => ID, { nullable: true, description: 'The TSIG key of a DNS UPDATE (RFC 2136); null for an API change.' })
-  tsigKeyId!: number | null;
-
-  @Field(() => String, { nullable: true, description: 'The key’s name when the change was made.' })
-  keyName!: string | null;
-
-  @Field(() => ID, { nullable: true })
-  userId!: number | null;
-
-  @Field({ description: 'Made with an admin key.' })
-  admin!: boolean;
-
-  @Field(() => String, { nullable: true, description: 'The person who made it, signed in (docs/people.md), by e-mail.' })
-  email!: string | null;
-}
+import { ChangeAuthor } from '../types/history.type';
 
 /** what a journal row did to its zone, as the journal names it (`changes.kind`) and GraphQL names it */
 export enum ZoneChangeEntryKindEnum {

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
-import type { TsigKeyRow } from '../../services/transfers/tsig-keys.service';
+import type { TsigKeyRow } from '../../services/people/tsig-keys.service';
 import type { GraphQLContext } from '../context';
 import { CreatedTsigKeyType, TsigKeyType } from '../types/tsig-key.type';
 import { CreateTsigKeyInput, UpdateTsigKeyInput } from '../inputs/tsig-key.input';

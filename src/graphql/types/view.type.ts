@@ -1,7 +1,7 @@
 import { SerialScalar } from '../scalars/serial';
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { MaxLength } from 'class-validator';
-import { ChangeAuthor } from '../resolvers/history.resolver';
+import { ChangeAuthor } from './history.type';
 
 export enum OverlayActionEnum {
   REPLACE = 'replace',

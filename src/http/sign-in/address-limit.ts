@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { sourceAddressOf } from '../../services/operations/audit-log';
+import { sourceAddressOf } from '../../services/audit-log';
 import { DomainError } from '../../errors/catalogue';
-import { SignInLimits } from '../../services/operations/rate-limits';
+import { SignInLimits } from '../../services/rate-limits';
 import { errorBody } from '../error-body';
 
 /** the client's address as the audit log and the limits record it */

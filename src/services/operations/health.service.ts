@@ -21,7 +21,7 @@ import {
   type StoredFinding,
 } from '../../repositories/health';
 import { appendEvents } from '../../repositories/events';
-import { healthChanged, type HealthEvent } from './health-changes';
+import { healthChanged, type HealthEvent } from '../write-engine/health-changes';
 import { checkZone, mayAskAddress, stateOf } from './health-checks';
 import type { RequestContext } from '../context';
 import type { DomainsService } from '../zones/domains.service';

@@ -13,7 +13,7 @@ import {
   unusable,
   UNRESTRICTED,
 } from '../../auth/policy';
-import { checkLimitValues } from '../zones/quotas';
+import { checkLimitValues } from '../write-engine/quotas';
 import {
   activeApiKeyByHash,
   apiKeyRate,
@@ -33,7 +33,7 @@ import {
 import { DomainError } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { FailedAuthentications, KeyLimitRefusals, recordAuditEvent } from '../operations/audit-log';
+import { FailedAuthentications, KeyLimitRefusals, recordAuditEvent } from '../audit-log';
 import { logger } from '../../logger';
 import { markKeyFirstUsed } from '../../repositories/audit-events';
 
@@ -117,7 +117,7 @@ export function keyChanges(
 }
 
 /**
- * A key refused for its limits, recorded in the audit log (services/operations/audit-log.ts `KeyLimitRefusals`); the
+ * A key refused for its limits, recorded in the audit log (services/audit-log.ts `KeyLimitRefusals`); the
  * record failing does not change the answer, which is a refusal either way.
  */
 export async function auditKeyRefusal(

@@ -11,7 +11,7 @@ import {
   pollDeviceSignIn,
 } from '../../repositories/people';
 import { logger } from '../../logger';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import type { RequestContext } from '../context';
 import { hashToken, newToken, personOf } from './people.service';
 import { type OidcSignInService, SignInRefused } from './oidc-sign-in.service';

@@ -13,7 +13,7 @@ import {
 } from '../../repositories/people';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 
 export type { OperatorRow, OperatorGrant } from '../../repositories/people';
 

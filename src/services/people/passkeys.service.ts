@@ -23,7 +23,7 @@ import {
   SessionRow,
   takeChallenge,
 } from '../../repositories/people';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import { inTransaction } from '../db-errors';
 import { DomainError } from '../../errors/catalogue';
 import { SignInRefused } from './oidc-sign-in.service';

@@ -22,7 +22,7 @@ import {
 } from '../../repositories/people';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import { hashToken, newToken, PeopleService, personOf } from './people.service';
 import { operatorAtSignIn } from './operators.service';
 

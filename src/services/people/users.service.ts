@@ -1,6 +1,6 @@
 import type { Settings } from '../../config/settings';
 import type { ApiKeysService } from './api-keys.service';
-import type { TsigKeysService } from '../transfers/tsig-keys.service';
+import type { TsigKeysService } from './tsig-keys.service';
 import { canSeeUser, requireAdmin, scopeUserId } from '../../auth/principal';
 import { requireFlag } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
@@ -17,12 +17,12 @@ import {
   UserLimitsPatch,
   UserLimitsRow,
 } from '../../repositories/accounts';
-import type { RateLimits } from '../operations/rate-limits';
-import { checkLimitValues } from '../zones/quotas';
+import type { RateLimits } from '../rate-limits';
+import { checkLimitValues } from '../write-engine/quotas';
 import { zoneRowsOfUser } from '../../repositories/zone-writes';
 import { inTransaction } from '../db-errors';
 import type { DomainsService } from '../zones/domains.service';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 
 /** how many times a user's deletion deletes zones created for the user meanwhile before it gives up (409) */
 const DELETE_USER_ROUNDS = 3;

@@ -28,7 +28,7 @@ import {
   steeringViewNames,
   steeringViews,
 } from '../../repositories/views';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import type { ZoneChange } from '../write-engine';
 import { geoCountries, networksOfCountries } from './country-networks';
 import { servedValues } from './decision';

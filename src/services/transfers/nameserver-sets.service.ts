@@ -16,10 +16,10 @@ import {
 } from '../../repositories/nameserver-sets';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import type { DomainsService } from '../zones/domains.service';
 import type { ZoneChangesService } from '../zones/zone-changes.service';
-import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from '../zones/nameserver-set-view';
 import type { WriteEngine } from '../write-engine';
 
 /** more would be a fleet for its own install; RFC 1996 NOTIFYs go to each, per change */

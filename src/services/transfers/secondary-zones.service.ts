@@ -23,9 +23,9 @@ import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
 import type { DomainsService } from '../zones/domains.service';
 import type { WriteEngine, ZoneChange } from '../write-engine';
-import { serverEntries } from './server-entries';
+import { serverEntries } from '../zones/server-entries';
 import { aliasStatusOfZone } from '../../repositories/alias-refresh';
-import { aliasResolversUnsetReason } from '../zones/alias-status.service';
+import { aliasResolversUnsetReason } from '../write-engine/alias-resolvers-unset';
 import { ownerName } from '../../auth/policy';
 
 /** `warnings`: what the zone holds that the service does not serve as its primary does (an ALIAS it cannot flatten) */

@@ -5,7 +5,7 @@ import { replaceZoneSecondaries, zoneSecondaries, ZoneSecondaryRow } from '../..
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
 import type { DomainsService } from '../zones/domains.service';
-import { serverEntries } from './server-entries';
+import { serverEntries } from '../zones/server-entries';
 
 export type { ZoneSecondaryRow } from '../../repositories/zone-secondaries';
 

@@ -16,7 +16,7 @@ import {
 import { deleteZone, lockZoneOwner } from '../../repositories/zone-writes';
 import { QueueRun, ZoneQueues } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
-import { ZoneChangeLimits } from '../operations/rate-limits';
+import { ZoneChangeLimits } from '../rate-limits';
 import { ZoneHeads } from './zone-heads';
 import type { ZoneSigner } from './signing';
 import { journalWholeZone } from './whole-zone';

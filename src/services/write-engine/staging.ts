@@ -18,10 +18,10 @@ import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, sees
 import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
 import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
-import { quotaExceeded } from '../zones/quotas';
+import { quotaExceeded } from './quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
-import { aliasResolversUnset } from '../zones/alias-status.service';
-import { nameserversChanged } from '../operations/health-changes';
+import { aliasResolversUnset } from './alias-resolvers-unset';
+import { nameserversChanged } from './health-changes';
 import { applyOverlay, baseRecordsAt, clearViewSigners, overlaysAt, writeOverlay } from '../../repositories/views';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';

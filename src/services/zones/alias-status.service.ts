@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
-import { DomainError } from '../../errors/catalogue';
 import { aliasStatusOfZone, AliasStatusRow, derivedAmong } from '../../repositories/alias-refresh';
+import { aliasResolversUnsetReason } from '../write-engine/alias-resolvers-unset';
 
 /**
  * What the API shows of ALIAS/ANAME flattening (docs/templates-and-alias.md): each ALIAS's last refresh
@@ -24,20 +24,4 @@ export class AliasStatusService {
   async derivedAmong(db: Database, ids: readonly number[]): Promise<Set<number>> {
     return new Set(await derivedAmong(db, [...ids]));
   }
-}
-
-/** why an ALIAS/ANAME is not flattened while ALIAS_RESOLVERS is empty */
-export const aliasResolversUnsetReason = (type: string): string =>
-  `ALIAS_RESOLVERS is not set: nothing flattens the ${type}, its owner serves no address`;
-
-/**
- * an ALIAS/ANAME refused because ALIAS_RESOLVERS is empty: nothing could flatten it, so it would never be served;
- * `line`: the zone file's line it came from
- */
-export function aliasResolversUnset(type: string, field: string, at?: string, line?: number): DomainError {
-  const where = at ? ` (${type} at ${at})` : '';
-  const message = `${line === undefined ? '' : `line ${line}: `}${field}: ${type} records need the ALIAS_RESOLVERS setting (the resolvers the service flattens them with); it is empty${where}`;
-  return new DomainError('ALIAS_RESOLVERS_UNSET', message, [
-    { field, code: 'ALIAS_RESOLVERS_UNSET', message, ...(line === undefined ? {} : { line }) },
-  ]);
 }

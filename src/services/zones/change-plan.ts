@@ -9,6 +9,7 @@ import type { DisabledRecord } from '../../repositories/disabled-records';
 import { guardedProblems } from '../../repositories/protected-rrsets';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
+import type { ChangePlan, SoaEdit } from '../write-engine/plan';
 import { findingDetail, refusesChange } from './zone-warnings';
 
 /*
@@ -93,29 +94,6 @@ export function mayChangeApexNs(parsed: readonly (ParsedChange | undefined)[], r
         ('match' in p && p.match !== undefined && apexNs(p.match)) ||
         ('id' in p && p.id !== undefined && records.some((r) => r.id === p.id && apexNs(r)))),
   );
-}
-
-/** the serial and SOA fields a plan sets: the engine's commit options (write-engine/staging.ts, CommitOptions) */
-export interface SoaEdit {
-  serialSetByCaller?: number;
-  soaRdata?: string;
-  soaTtl?: number;
-}
-
-/** A change set planned on a zone as read: what to remove and insert, the disabled delta, the SOA edit, the warnings. */
-export interface ChangePlan {
-  zone: string;
-  /** the serial the plan was made on */
-  serialBefore: number;
-  /** served records to remove; `toggled`: it is disabled (kept, not served), which the journal says */
-  removals: { row: StoredRow; toggled: boolean }[];
-  /** records to serve; `toggled`: it was kept disabled and is enabled */
-  insertions: { record: CanonicalRecord; toggled: boolean }[];
-  /** what is kept disabled changes beside the served records */
-  disabled: { removed: DisabledRecord[]; added: DisabledRecord[] };
-  soa: SoaEdit;
-  /** the zone checks' warnings about what the plan adds (each with its severity and RFC) */
-  warnings: ErrorDetail[];
 }
 
 export interface PlannedRrset {

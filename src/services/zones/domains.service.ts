@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../../auth/principal';
 import { nameserverSetByName } from '../../repositories/nameserver-sets';
-import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from '../transfers/nameserver-set-view';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
 import { readRulesOf, requireAllowed, requireFlag, seesZone } from '../../auth/policy';
 import { parseOwner, parseZoneNamePrefix } from '../../dns/name';
 import { normaliseZoneName } from '../../dns/zone-name';
@@ -37,13 +37,13 @@ import {
 } from '../../repositories/read-model';
 import { allowedTtlsOf, type RequestContext } from '../context';
 import type { Sql } from '../../db/pool';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import { journalRecord, type WriteEngine } from '../write-engine';
-import { quotaExceeded } from './quotas';
+import { quotaExceeded } from '../write-engine/quotas';
 import type { CanonicalRecord } from '../../dns/record';
 import type { ZoneKind } from '../../entities/domain.entity';
 import { insertSecondary } from '../../repositories/secondary-zones';
-import { serverEntries } from '../transfers/server-entries';
+import { serverEntries } from './server-entries';
 import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from './record-templates.service';
 
 /** a secondary zone's primaries: tried in order, so a few */

@@ -14,7 +14,7 @@ import {
   unlockRrset,
 } from '../../repositories/protected-rrsets';
 import type { RequestContext } from '../context';
-import { type AuditEventKind, recordAuditEvent } from '../operations/audit-log';
+import { type AuditEventKind, recordAuditEvent } from '../audit-log';
 import { appendEvent } from '../../repositories/events';
 import { changeAuthor, type Principal } from '../../auth/principal';
 import type { Sql } from '../../db/pool';

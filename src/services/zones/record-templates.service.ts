@@ -7,7 +7,7 @@ import { expandTemplate, TEMPLATE_PROBE_ZONE, TemplateRecordInput } from '../../
 import { DomainError, errorFromProblems } from '../../errors/catalogue';
 import { withSerial } from '../../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
-import { aliasResolversUnset } from './alias-status.service';
+import { aliasResolversUnset } from '../write-engine/alias-resolvers-unset';
 import {
   deleteRecordTemplate,
   findRecordTemplate,

@@ -14,8 +14,8 @@ import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.
 import { disabledOfZone } from '../../repositories/disabled-records';
 import { countRecordsOfZone, guardsOfZone } from '../../repositories/protected-rrsets';
 import { parentNsOf } from '../../repositories/health';
+import type { ChangePlan } from '../write-engine/plan';
 import {
-  type ChangePlan,
   disabledRecordsRead,
   mayChangeApexNs,
   NO_DISABLED,

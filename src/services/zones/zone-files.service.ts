@@ -22,7 +22,7 @@ import type { ZoneChangeOptions, ZoneChangeSpec } from './zone-change-set';
 import type { RecordSource } from '../write-engine/staging';
 import { type ParseResult, ZoneFileParser } from './zone-file-parser';
 import { importBounds } from '../../repositories/zone-writes';
-import { quotaExceeded } from './quotas';
+import { quotaExceeded } from '../write-engine/quotas';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportInput {

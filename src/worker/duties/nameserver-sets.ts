@@ -2,7 +2,7 @@ import type { HostPort, Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
 import { serverName } from '../../dns-client/dns-client';
 import { listNameserverSets } from '../../repositories/nameserver-sets';
-import { effectiveSet, NameserverSetView } from '../../services/transfers/nameserver-set-view';
+import { effectiveSet, NameserverSetView } from '../../services/zones/nameserver-set-view';
 import type { Notifier } from '../notifier';
 import type { Duty } from '../duties';
 

@@ -1,11 +1,11 @@
 import { TokenBucket } from 'limiter';
 import { LRUCache } from 'lru-cache';
-import type { Principal } from '../../auth/principal';
-import type { RateLimit, Settings } from '../../config/settings';
-import type { Database } from '../../db/pool';
-import { DomainError } from '../../errors/catalogue';
-import { rateLimited } from '../../metrics';
-import { keyRateLimits, KeyRateLimits } from '../../repositories/accounts';
+import type { Principal } from '../auth/principal';
+import type { RateLimit, Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import { DomainError } from '../errors/catalogue';
+import { rateLimited } from '../metrics';
+import { keyRateLimits, KeyRateLimits } from '../repositories/accounts';
 
 /**
  * Rate limits (README "Rate limits and quotas", docs/least-privilege.md): token buckets (the `limiter` package) per

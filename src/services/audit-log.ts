@@ -1,7 +1,7 @@
-import type { Database, Sql } from '../../db/pool';
-import { logger } from '../../logger';
-import { Principal, requireAdmin } from '../../auth/principal';
-import type { Unusable } from '../../auth/policy';
+import type { Database, Sql } from '../db/pool';
+import { logger } from '../logger';
+import { Principal, requireAdmin } from '../auth/principal';
+import type { Unusable } from '../auth/policy';
 import {
   addFailedAuthentications,
   addRefusals,
@@ -12,12 +12,12 @@ import {
   insertAuditEvent,
   listAuditEvents,
   markKeyLimitAudited,
-} from '../../repositories/audit-events';
-import { DomainError } from '../../errors/catalogue';
-import { normaliseZoneName } from '../../dns/zone-name';
-import type { RequestContext } from '../context';
+} from '../repositories/audit-events';
+import { DomainError } from '../errors/catalogue';
+import { normaliseZoneName } from '../dns/zone-name';
+import type { RequestContext } from './context';
 
-export type { AuditEventRow } from '../../repositories/audit-events';
+export type { AuditEventRow } from '../repositories/audit-events';
 
 /** The kinds of audit event (docs/audit-log.md). */
 export const AUDIT_EVENT_KINDS = [

@@ -19,11 +19,11 @@ import {
 } from '../../repositories/zone-transfers';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { recordAuditEvent } from '../operations/audit-log';
+import { recordAuditEvent } from '../audit-log';
 import { DomainsService } from '../zones/domains.service';
 import { normaliseZoneName } from '../../dns/zone-name';
-import { PeopleService } from '../people/people.service';
-import { quotaExceeded } from '../zones/quotas';
+import { PeopleService } from './people.service';
+import { quotaExceeded } from '../write-engine/quotas';
 
 export type { ZoneTransferRow } from '../../repositories/zone-transfers';
 

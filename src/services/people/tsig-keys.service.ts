@@ -16,19 +16,11 @@ import {
   updateTsigKey,
 } from '../../repositories/accounts';
 import { isRestricted, requireFlag, unusable } from '../../auth/policy';
-import {
-  auditKeyRefusal,
-  givesPolicy,
-  KeyPolicyRequest,
-  keyChanges,
-  newKeyPolicy,
-  requireWithin,
-  UsageClock,
-} from '../people/api-keys.service';
+import { auditKeyRefusal, givesPolicy, KeyPolicyRequest, keyChanges, newKeyPolicy, requireWithin, UsageClock } from './api-keys.service';
 import { DomainError } from '../../errors/catalogue';
 import type { RequestContext } from '../context';
 import { inTransaction } from '../db-errors';
-import { KeyLimitRefusals, recordAuditEvent } from '../operations/audit-log';
+import { KeyLimitRefusals, recordAuditEvent } from '../audit-log';
 import { markKeyFirstUsed } from '../../repositories/audit-events';
 
 export type { TsigKeyRow } from '../../repositories/accounts';
