@@ -21,7 +21,7 @@ import { DnssecService } from './dnssec/dnssec.service';
 import { DnssecZoneSigner } from './dnssec/zone-signing';
 import { SettingsKeyVault } from './dnssec/settings-key-vault';
 import { CdsNotifications } from './dnssec/cds-notify';
-import { ViewsService } from './transfers/views.service';
+import { ViewsService } from './views/views.service';
 import type { DnssecWriter } from './dnssec/dnssec-writer';
 import { WriteEngine } from './write-engine';
 import { AuditLogService } from './audit-log';
