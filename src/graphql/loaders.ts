@@ -14,7 +14,7 @@ import type {
 import type { PropagationStatus } from '../services/transfers/propagation-status.service';
 import type { ZoneHealth } from '../services/operations/health.service';
 import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
-import type { VoteRow } from '../repositories/steering';
+import type { VoteRow } from '../repositories/steering-vantages';
 import type { Services } from '../services';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {

@@ -11,7 +11,8 @@ import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { isEscapedAt } from '../dns/presentation';
-import { applyOverlay, overlaysAt, overlaysOfZone, viewSignerOf } from './views';
+import { overlaysAt, overlaysOfZone, viewSignerOf } from './views';
+import { applyOverlay } from '../dns/view-overlay';
 
 /**
  * ALIAS and ANAME are never served (docs/templates-and-alias.md): no secondary would understand them, and

@@ -443,16 +443,6 @@ export async function baseRecordsAt(sql: Sql, domainId: number, owners: readonly
   );
 }
 
-/** a view's records at some owners over the base's: the base's RRsets it overrides left out, its own put in */
-export function applyOverlay<T extends Rr>(base: T[], overlays: readonly OverlayRow[]): (T | Rr)[] {
-  if (!overlays.length) return base;
-  const overridden = new Set(overlays.map((o) => `${o.owner} ${o.type}`));
-  const kept: (T | Rr)[] = base.filter((r) => !overridden.has(`${r.owner} ${r.type}`));
-  for (const o of overlays)
-    if (o.action === 'replace') for (const r of o.records) kept.push({ owner: o.owner, type: o.type, ttl: r.ttl, rdata: r.rdata });
-  return kept;
-}
-
 /** a zone for an overlay's write, its row locked (the zone's changes wait for it): its kind and its DNSSEC policy if signed */
 export async function lockZoneForOverlay(
   sql: Sql,

@@ -16,24 +16,19 @@ import type { Database, Sql } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { databaseReachable, noteDatabaseFailure } from '../db/availability';
+import { claimDueExternalChecks, ClaimedCheck, isProbed, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
 import {
-  claimDueExternalChecks,
   claimDueVotes,
-  ClaimedCheck,
   ClaimedVote,
-  isProbed,
   lockChecks,
   panicMeasure,
-  ProbeToSave,
   recentVotes,
   registerVantage,
-  saveProbes,
   saveVotes,
   setVantagePanic,
   setVantageIsolation,
-  steeredZones,
   vantageAgreement,
-} from '../repositories/steering';
+} from '../repositories/steering-vantages';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
 import {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { sleep, waitFor } from '../support/wait-for';
-import { claimDueVotes, registerVantage } from '../../src/repositories/steering';
+import { claimDueVotes, registerVantage } from '../../src/repositories/steering-vantages';
 import { SteeringProber } from '../../src/worker/steering-checks';
 import { DutyRunner } from '../../src/worker/duties';
 import { steeringDuties } from '../../src/worker/duties/steering';

@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } fro
 import type { CheckRow } from '../../repositories/steering';
 import { checkCondition } from '../../services/steering/decision';
 import type { GraphQLContext } from '../context';
-import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
+import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering-inputs';
 import { DomainType } from '../types/domain.type';
 import {
   SteeredRrsetType,

@@ -19,7 +19,7 @@ import {
 } from '../../repositories/accounts';
 import type { RateLimits } from '../rate-limits';
 import { checkLimitValues } from '../write-engine/quotas';
-import { zoneRowsOfUser } from '../../repositories/zone-writes';
+import { zoneRowsOfUser } from '../../repositories/zone-rows';
 import { inTransaction } from '../db-errors';
 import type { DomainsService } from '../zones/domains.service';
 import { recordAuditEvent } from '../audit-log';

@@ -19,8 +19,8 @@ import type { AllowedTtls } from '../../dns/ttl';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
 import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
+import { applyOverlay } from '../../dns/view-overlay';
 import {
-  applyOverlay,
   baseRecordsAt,
   deleteView,
   insertView,

@@ -13,7 +13,7 @@ import {
   recordWorkingRefresh,
   removeFromCatalog,
 } from './catalog';
-import { deleteZone, lockZoneOwner } from '../../repositories/zone-writes';
+import { deleteZone, lockZoneOwner } from '../../repositories/zone-rows';
 import { QueueRun, ZoneQueues } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
 import { ZoneChangeLimits } from '../rate-limits';

@@ -22,10 +22,12 @@ import { quotaExceeded } from './quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from './alias-resolvers-unset';
 import { nameserversChanged } from './health-changes';
-import { applyOverlay, baseRecordsAt, clearViewSigners, overlaysAt, writeOverlay } from '../../repositories/views';
+import { baseRecordsAt, clearViewSigners, overlaysAt, writeOverlay } from '../../repositories/views';
+import { applyOverlay } from '../../dns/view-overlay';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
-import { guardsOfZone, refuseGuarded } from '../../repositories/protected-rrsets';
+import { guardsOfZone } from '../../repositories/protected-rrsets';
+import { refuseGuarded } from './rrset-guards';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the

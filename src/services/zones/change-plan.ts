@@ -6,7 +6,7 @@ import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalo
 import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { DisabledRecord } from '../../repositories/disabled-records';
-import { guardedProblems } from '../../repositories/protected-rrsets';
+import { guardedProblems } from '../write-engine/rrset-guards';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
 import type { ChangePlan, SoaEdit } from '../write-engine/plan';
