@@ -64,11 +64,14 @@ export class QueryCollector {
   async start(): Promise<void> {
     const listen = this.settings.analytics.dnstapListen;
     if (!listen) throw new Error('the collector needs ANALYTICS_DNSTAP_LISTEN');
-    await this.readZones();
+    await this.refreshZones();
     this.listener = await this.listen(listen);
     this.log.info(`analytics: dnstap collector listening on ${this.listener.address}`);
     this.flushTimer = setInterval(() => void this.flush(), this.settings.analytics.flushMs);
-    this.zonesTimer = setInterval(() => void this.readZones().catch((error) => this.failed('reading the zones', error)), ZONES_REFRESH_MS);
+    this.zonesTimer = setInterval(
+      () => void this.refreshZones().catch((error) => this.failed('reading the zones', error)),
+      ZONES_REFRESH_MS,
+    );
   }
 
   private listen(listen: DnstapListen): Promise<DnstapListener> {
@@ -128,7 +131,8 @@ export class QueryCollector {
     if (!noteDatabaseFailure(error, 'analytics collector')) this.log.warn({ err: error }, `analytics: ${what} failed; tried again shortly`);
   }
 
-  private async readZones(): Promise<void> {
+  /** reads the zones' names again (every ZONES_REFRESH_MS; a test that just made a zone asks at once) */
+  async refreshZones(): Promise<void> {
     this.matcher = new ZoneMatcher(await zoneNames(this.db));
   }
 

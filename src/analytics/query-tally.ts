@@ -33,6 +33,8 @@ export interface CountRow {
 export interface CoverageRow {
   secondary: string;
   minute: number;
+  /** the earliest moment of the minute counted for the secondary (connected, or a frame received) */
+  firstAt: number;
   coveredMs: number;
   frames: number;
   answers: number;
@@ -49,6 +51,7 @@ export interface TallyBatch {
 const emptyCoverage = (secondary: string, minute: number): CoverageRow => ({
   secondary,
   minute,
+  firstAt: minute + MINUTE_MS,
   coveredMs: 0,
   frames: 0,
   answers: 0,
@@ -71,10 +74,11 @@ export class QueryTally {
     return this.counts.size + this.coverage.size;
   }
 
-  private coverageOf(secondary: string, minute: number): CoverageRow {
+  private coverageOf(secondary: string, minute: number, at?: number): CoverageRow {
     const key = `${secondary}\u0000${minute}`;
     let row = this.coverage.get(key);
     if (!row) this.coverage.set(key, (row = emptyCoverage(secondary, minute)));
+    if (at !== undefined && at < row.firstAt) row.firstAt = at;
     return row;
   }
 
@@ -105,7 +109,7 @@ export class QueryTally {
 
   /** a frame received (counted or not), in the minute the collector received it */
   frame(secondary: string, at: number): void {
-    this.coverageOf(secondary, at - (at % MINUTE_MS)).frames++;
+    this.coverageOf(secondary, at - (at % MINUTE_MS), at).frames++;
   }
 
   /** an answer for a name in none of our zones */
@@ -122,7 +126,7 @@ export class QueryTally {
     for (let start = from; start < to;) {
       const minute = start - (start % MINUTE_MS);
       const end = Math.min(to, minute + MINUTE_MS);
-      this.coverageOf(secondary, minute).coveredMs += end - start;
+      this.coverageOf(secondary, minute, start).coveredMs += end - start;
       start = end;
     }
   }
@@ -148,7 +152,7 @@ export class QueryTally {
       } else this.counts.set(key, row);
     }
     for (const row of batch.coverage) {
-      const held = this.coverageOf(row.secondary, row.minute);
+      const held = this.coverageOf(row.secondary, row.minute, row.firstAt);
       held.coveredMs += row.coveredMs;
       held.frames += row.frames;
       held.answers += row.answers;
@@ -169,7 +173,7 @@ export class QueryTally {
       dropped += row.count;
     }
     for (const row of batch.coverage) {
-      const held = this.coverageOf(row.secondary, row.minute);
+      const held = this.coverageOf(row.secondary, row.minute, row.firstAt);
       held.coveredMs += row.coveredMs;
       held.frames += row.frames;
       held.answers += row.answers;

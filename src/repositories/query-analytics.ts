@@ -58,11 +58,11 @@ export async function writeTally(sql: Sql, counts: readonly CountRow[], coverage
     const column = <T>(pick: (row: CoverageRow) => T) => coverage.map(pick);
     await sql.affected(
       `with batch as (
-         select * from unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
-           as b("secondary", "bucket", "covered_ms", "frames", "answers", "unmatched", "malformed", "dropped")),
+         select * from unnest($1::text[], $2::timestamptz[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $10::timestamptz[])
+           as b("secondary", "bucket", "covered_ms", "frames", "answers", "unmatched", "malformed", "dropped", "first_at")),
        seen as (
          insert into "query_secondaries" ("name", "first_seen", "last_seen")
-         select "secondary", min("bucket"), $9::timestamptz from batch group by 1
+         select "secondary", min("first_at"), $9::timestamptz from batch group by 1
          on conflict ("name") do update set "first_seen" = least("query_secondaries"."first_seen", excluded."first_seen"),
            "last_seen" = greatest("query_secondaries"."last_seen", excluded."last_seen"))
        insert into "query_coverage" ("secondary", "resolution", "bucket", "covered_ms", "frames", "answers", "unmatched", "malformed", "dropped")
@@ -84,6 +84,7 @@ export async function writeTally(sql: Sql, counts: readonly CountRow[], coverage
         column((row) => row.malformed),
         column((row) => row.dropped),
         now,
+        column((row) => new Date(Math.min(row.firstAt, row.minute + 60_000))),
       ],
     );
   }
