@@ -25,8 +25,8 @@ export interface AnalyticsSettings {
 }
 
 type Helpers = {
-  read(name: string): string | undefined;
-  integer(name: string, fallback: number, min: number, max: number): number;
+  read: (name: string) => string | undefined;
+  integer: (name: string, fallback: number, min: number, max: number) => number;
   problems: string[];
 };
 

@@ -9,7 +9,7 @@ import { QueriedNameType, QueryDimensionEnum, QueryStatsType, QueryStepEnum } fr
 export class QueryAnalyticsDomainResolver {
   @FieldResolver(() => QueryStatsType, {
     description:
-      'The zone’s answers over a window (since … until, default now) in buckets of `step`, split `by` RCODE (the default), type, owner or secondary, each bucket with its coverage: a gap is told, never a zero. Counted from the secondaries’ dnstap (docs/analytics.md). Not for a key restricted to some names (FORBIDDEN_BY_POLICY).',
+      'The zone’s answers over a window (since … until, default now) in buckets of `step`, split `by` RCODE (the default), type, owner or secondary, each bucket with its coverage: a gap is told, never a zero. Counted from the secondaries’ dnstap (docs/analytics.md). A restricted key needs to read the whole zone (FORBIDDEN_BY_POLICY), as for its zone file.',
     complexity: 20,
   })
   async queries(
@@ -20,6 +20,7 @@ export class QueryAnalyticsDomainResolver {
     @Arg('step', () => QueryStepEnum, { defaultValue: QueryStepEnum.HOUR }) step: QueryStepEnum,
     @Arg('by', () => [QueryDimensionEnum], { defaultValue: [QueryDimensionEnum.RCODE] }) by: QueryDimensionEnum[],
   ): Promise<QueryStatsType> {
+    ctx.services.queryAnalytics.mayReadZoneTraffic(ctx, domain.name);
     const value = await ctx.loaders.zoneQueries({ since, until, step, by: [...new Set(by)].sort() }).load(domain.id);
     return { ...value.window, buckets: value.buckets };
   }
@@ -37,6 +38,7 @@ export class QueryAnalyticsDomainResolver {
     @Arg('rcode', () => String, { nullable: true }) rcode: string | undefined,
     @Arg('first', () => Int, { defaultValue: 10 }) first: number,
   ): Promise<QueriedNameType[]> {
+    ctx.services.queryAnalytics.mayReadZoneTraffic(ctx, domain.name);
     return ctx.loaders.topQueriedNames({ since, until, first, rcode }).load(domain.id);
   }
 }

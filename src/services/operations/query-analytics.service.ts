@@ -4,10 +4,11 @@
  * Coverage is data: a bucket whose secondaries were not all connected says how much of it is known, and one where
  * none was is a gap (no total), never a zero.
  *
- * A key restricted to some names (docs/least-privilege.md) reads no zone-wide traffic, which names every owner
- * asked for; it reads its records' own counts.
+ * A zone's traffic names every owner asked for: a key restricted to some names (docs/least-privilege.md) reads it
+ * only where it may read the whole zone (mayReadZoneTraffic, asked per zone before the batched read); it reads the
+ * counts of the records it may read.
  */
-import { readRulesOf } from '../../auth/policy';
+import { requireAllowed } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
 import {
   bucketCounts,
@@ -112,12 +113,9 @@ export class QueryAnalyticsService {
     return { since, until, step };
   }
 
-  private mayReadZoneTraffic(ctx: RequestContext): void {
-    if (readRulesOf(ctx.principal.policy))
-      throw new DomainError(
-        'FORBIDDEN_BY_POLICY',
-        'A key restricted to some names reads no zone-wide query counts (they name every owner asked for)',
-      );
+  /** a zone's traffic names every owner asked for: as for its zone file, a restricted key needs to read all of it */
+  mayReadZoneTraffic(ctx: RequestContext, zone: string): void {
+    requireAllowed(ctx.principal.policy, { zone, access: 'read' });
   }
 
   /** the zones' answers in buckets (one statement for all of them, one for the coverage) */
@@ -128,14 +126,13 @@ export class QueryAnalyticsService {
     by: readonly QueryDimension[],
     marks: ReadMarks,
   ): Promise<Map<number, ZoneQueriesValue>> {
-    this.mayReadZoneTraffic(ctx);
     const window = this.window(input, marks);
     const [rows, coverage] = await Promise.all([bucketCounts(ctx.db, zoneIds, window, by, marks), this.coverage(ctx, window, marks)]);
     const byZone = new Map<number, Map<number, QueryCountValue[]>>();
     for (const row of rows) {
       const zoneId = Number(row.zone_id);
       let buckets = byZone.get(zoneId);
-      if (!buckets) byZone.set(zoneId, (buckets = new Map()));
+      if (!buckets) byZone.set(zoneId, (buckets = new Map<number, QueryCountValue[]>()));
       const start = row.start.getTime();
       const counts = buckets.get(start) ?? [];
       counts.push({
@@ -215,7 +212,6 @@ export class QueryAnalyticsService {
     rcode: string | undefined,
     marks: ReadMarks,
   ): Promise<Map<number, { owner: string; count: number }[]>> {
-    this.mayReadZoneTraffic(ctx);
     if (!Number.isInteger(first) || first < 1 || first > MAX_TOP_NAMES) throw invalid('first', `first must be from 1 to ${MAX_TOP_NAMES}`);
     const code = rcode === undefined ? undefined : rcodeOf(rcode);
     if (rcode !== undefined && code === undefined) throw invalid('rcode', `unknown RCODE ${rcode} (NOERROR, NXDOMAIN, … or RCODEn)`);
