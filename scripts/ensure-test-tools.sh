@@ -21,6 +21,7 @@ ENSURE_INSTALLED_FLAG=$installed bash "$(dirname "$0")/ensure-debian-packages.sh
   /usr/lib/python3.11/ensurepip/__init__.py=python3-venv /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml \
   /usr/lib/python3/dist-packages/requests/__init__.py=python3-requests /usr/lib/python3/dist-packages/natsort/__init__.py=python3-natsort \
   /usr/lib/python3/dist-packages/dateutil/__init__.py=python3-dateutil \
+  fstrm_capture=fstrm-bin fstrm_replay=fstrm-bin dnstap-ldns=dnstap-ldns /usr/lib/x86_64-linux-gnu/knot/modules-3.2/dnstap.so=knot-module-dnstap \
   ip=iproute2 \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # Installing the knot, bind9, nsd, unbound, pgbouncer and pdns packages may start the system's own servers; the tests

@@ -17,6 +17,7 @@ import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startProber, startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';
+import { startCollector, type QueryCollector } from './analytics/collector';
 
 /**
  * Stops accepting connections and lets the requests in flight finish; idle keep-alive connections close at
@@ -42,6 +43,8 @@ export interface RunningService {
   httpPort?: number;
   /** the DNS primary's port (role dns) */
   dnsPort?: number;
+  /** the query analytics' dnstap collector (role collector) */
+  collector?: QueryCollector;
   stop(): Promise<void>;
 }
 
@@ -85,6 +88,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   let httpServer: Server | undefined;
   let httpPort: number | undefined;
   let dnsPort: number | undefined;
+  let collector: QueryCollector | undefined;
   try {
     if (settings.roles.includes('api')) {
       const app = await createApp(database.db, services, database.replicas);
@@ -151,6 +155,11 @@ export async function startService(settings: Settings): Promise<RunningService> 
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }
+    if (settings.roles.includes('collector')) {
+      const started = await startCollector(settings, database.db, logger);
+      collector = started;
+      stops.push({ name: 'dnstap collector (its counts are stored)', stop: () => started.stop() });
+    }
     if (settings.roles.includes('worker')) {
       const worker = await startWorker(settings, database.db, logger, services);
       stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
@@ -171,6 +180,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
     httpServer,
     httpPort,
     dnsPort,
+    collector,
     stop: stopAll,
   };
 }

@@ -314,3 +314,37 @@ export function observeStandbys(read: () => { standby: string; state: string; la
     }
   };
 }
+
+/** the query analytics' collector (docs/analytics.md): dnstap frames by what they were to the counts */
+export const analyticsFrames = new Counter({
+  name: 'zonekeeper_analytics_frames_total',
+  help: 'dnstap frames received by the collector, by kind (answer: counted; other: a query or another message type; unmatched: a name in none of the zones; malformed)',
+  labelNames: ['kind'] as const,
+  registers: [metrics],
+});
+
+/** answers counted but not stored: the database away longer than the collector may hold them */
+export const analyticsDropped = new Counter({
+  name: 'zonekeeper_analytics_dropped_total',
+  help: 'Answers the collector counted and could not store (the database away past the rows it holds); told as dropped in the coverage',
+  registers: [metrics],
+});
+
+export const analyticsConnections = new Gauge({
+  name: 'zonekeeper_analytics_connections',
+  help: 'dnstap senders connected to the collector',
+  registers: [metrics],
+});
+
+/** how long ago the collector's counts were last stored: its lag behind the secondaries */
+export const analyticsFlushLag = new Gauge({
+  name: 'zonekeeper_analytics_flush_lag_seconds',
+  help: 'Seconds since the collector last stored its counts',
+  registers: [metrics],
+});
+
+export const analyticsConnectionErrors = new Counter({
+  name: 'zonekeeper_analytics_connection_errors_total',
+  help: 'dnstap connections the collector closed for a stream out of step (framing, content type)',
+  registers: [metrics],
+});

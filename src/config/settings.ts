@@ -5,6 +5,7 @@ import { AllowedTtls, DEFAULT_ALLOWED_TTLS, namedTtlPolicy, parseAllowedTtls } f
 import type { TsigKey } from '../dns/wire/tsig';
 import { parseDatabaseUrl } from '../db/database-hosts';
 import { isEmail } from 'class-validator';
+import { AnalyticsSettings, loadAnalyticsSettings } from './analytics-settings';
 
 /**
  * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
@@ -13,9 +14,11 @@ import { isEmail } from 'class-validator';
 export type SerialPolicy = 'date' | 'increment' | 'unixtime';
 /**
  * a process's roles (ROLES): the HTTP API, the DNS primary, the worker (every duty, the steering prober among
- * them), or the steering prober alone (`prober`: a vantage elsewhere needs only the database and its own network)
+ * them), or the steering prober alone (`prober`: a vantage elsewhere needs only the database and its own network),
+ * and the query analytics' dnstap collector (`collector`, docs/analytics.md)
  */
-export type Role = 'api' | 'dns' | 'worker' | 'prober';
+export type Role = 'api' | 'dns' | 'worker' | 'prober' | 'collector';
+const ROLE_NAMES: readonly Role[] = ['api', 'dns', 'worker', 'prober', 'collector'];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface HostPort {
@@ -319,6 +322,8 @@ export interface Settings {
         operator: { claim: string; values: string[] } | undefined;
       }
     | undefined;
+  /** the query analytics (docs/analytics.md) */
+  analytics: AnalyticsSettings;
 }
 
 export interface RateLimit {
@@ -512,11 +517,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
 
   const steeringInterval = integer('STEERING_CHECK_INTERVAL', 10, 1, 300);
 
+  const analytics = loadAnalyticsSettings({ read, integer, problems });
   const roles = (() => {
-    const raw = read('ROLES') ?? 'api,dns,worker';
+    // a collector runs by default where it has somewhere to listen
+    const raw = read('ROLES') ?? (analytics.dnstapListen ? 'api,dns,worker,collector' : 'api,dns,worker');
     const values = list(raw.toLowerCase());
-    const bad = values.filter((v) => !['api', 'dns', 'worker', 'prober'].includes(v));
-    if (!values.length || bad.length) problems.push(`ROLES must list api, dns, worker and/or prober (got "${raw}")`);
+    const bad = values.filter((v) => !ROLE_NAMES.includes(v as Role));
+    if (!values.length || bad.length) problems.push(`ROLES must list api, dns, worker, prober and/or collector (got "${raw}")`);
+    if (values.includes('collector') && !analytics.dnstapListen)
+      problems.push('ROLES=collector needs ANALYTICS_DNSTAP_LISTEN (the unix socket or address:port dnstap is sent to)');
     return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
   })();
 
@@ -765,6 +774,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
         operator: claim !== undefined && values.length ? { claim, values } : undefined,
       };
     })(),
+    analytics,
   };
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
     problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');

@@ -16,6 +16,8 @@ import type { ZoneHealth } from '../services/operations/health.service';
 import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
 import type { VoteRow } from '../repositories/steering-vantages';
 import type { Services } from '../services';
+import type { QueryDimension, ReadMarks } from '../repositories/query-analytics';
+import type { QueryWindowInput, ZoneQueriesValue } from '../services/operations/query-analytics.service';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -95,7 +97,10 @@ export interface ListedZoneFields {
 }
 
 /** the services the loaders read through */
-export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering'>;
+export type LoaderServices = Pick<
+  Services,
+  'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering' | 'queryAnalytics'
+>;
 
 /**
  * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
@@ -165,9 +170,37 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       }),
     );
   };
+  let analyticsMarks: Promise<ReadMarks> | undefined;
+  /** up to where the query counts were rolled up, read once per operation: its windows read alike */
+  const marks = () => (analyticsMarks ??= services.queryAnalytics.readMarks(ctx));
   return {
     listedZones,
     readWithZoneList,
+    /** Domain.queries over the zones of one level (by its arguments): two statements */
+    zoneQueries: perArguments(
+      (args: QueryWindowInput & { by: QueryDimension[] }) =>
+        new DataLoader<number, ZoneQueriesValue>(async (ids) => {
+          const byZone = await services.queryAnalytics.zoneQueries(ctx, ids, args, args.by, await marks());
+          return ids.map((id) => byZone.get(id)!);
+        }),
+    ),
+    /** Domain.topQueriedNames over the zones of one level: one statement */
+    topQueriedNames: perArguments(
+      (args: Omit<QueryWindowInput, 'step'> & { first: number; rcode?: string }) =>
+        new DataLoader<number, { owner: string; count: number }[]>(async (ids) => {
+          const byZone = await services.queryAnalytics.topNames(ctx, ids, args, args.first, args.rcode, await marks());
+          return ids.map((id) => byZone.get(id) ?? []);
+        }),
+    ),
+    /** Record.queryCount and Record.lastQueried over the records of one level: one statement, by RRset */
+    rrsetQueries: perArguments((args: { since?: Date; until?: Date }) => {
+      // without `since`, the last day, as of the operation's first record that asks
+      const window = { since: args.since ?? new Date(Date.now() - 86_400_000), until: args.until };
+      return new DataLoader<{ zoneId: number; owner: string; type: string }, { count: number; lastQueried: Date | null }, string>(
+        async (rrsets) => services.queryAnalytics.rrsets(ctx, rrsets, window, await marks()),
+        { cacheKeyFn: (rrset) => `${rrset.zoneId}\u0000${rrset.owner}\u0000${rrset.type}` },
+      );
+    }),
     /** a zone list's facts of each zone (Domain.recordCount, Domain.dnssecState): one statement per level */
     zoneFactsById: new DataLoader<number, ZoneListFacts | undefined>(async (ids) => {
       const facts = await reads.listFactsOf(ctx, ids);

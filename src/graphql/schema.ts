@@ -34,6 +34,7 @@ import { SteeredRrsetResolver, SteeringCheckResolver, SteeringResolver, Steering
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import { OperationLimitsResolver } from './resolvers/operation-limits.resolver';
+import { QueryAnalyticsDomainResolver, QueryAnalyticsRecordResolver } from './resolvers/query-analytics.resolver';
 import { installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
@@ -46,6 +47,8 @@ export const RESOLVERS = [
   RecordTypeResolver,
   PropagationResolver,
   HealthResolver,
+  QueryAnalyticsDomainResolver,
+  QueryAnalyticsRecordResolver,
   ZoneFileResolver,
   ZoneChangesResolver,
   ZoneChangeWarningResolver,

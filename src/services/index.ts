@@ -41,6 +41,7 @@ import { NameserverSetsService } from './transfers/nameserver-sets.service';
 import { PermissionsService } from './people/permissions.service';
 import { EventsService } from './events/events.service';
 import { HealthService } from './operations/health.service';
+import { QueryAnalyticsService } from './operations/query-analytics.service';
 import { AttentionService } from './operations/attention.service';
 import { RecordSearchService } from './zones/record-search.service';
 
@@ -103,6 +104,8 @@ export interface Services {
   events: EventsService;
   /** zone health: findings of the checks from where resolvers stand (docs/health.md) */
   health: HealthService;
+  /** query analytics: the secondaries' answers counted from their dnstap (docs/analytics.md) */
+  queryAnalytics: QueryAnalyticsService;
   /** what needs attention across the zones the caller may read: the console's home (docs/console.md) */
   attention: AttentionService;
   /** the search across zones: records by a part of their name or content (docs/search.md) */
@@ -173,6 +176,7 @@ export function createServices(settings: Settings, db: Database): Services {
     permissions: new PermissionsService(people),
     events: new EventsService(settings, keyVault),
     health: new HealthService(settings, domains),
+    queryAnalytics: new QueryAnalyticsService(),
     attention: new AttentionService(settings, domains),
     search: new RecordSearchService(),
     views: new ViewsService(settings, writeEngine),

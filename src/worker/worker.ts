@@ -25,6 +25,7 @@ import { keyRollsDuty } from './duties/key-rolls';
 import { NameserverFleet, nameserverSetsDuty } from './duties/nameserver-sets';
 import { FanoutAlong, OutboxDrain, outboxDrainDuty } from './duties/outbox-drain';
 import { retentionDuty } from './duties/retention';
+import { queryRollupsDuty } from './duties/query-rollups';
 import { secondaryZonesDuties, SECONDARY_ZONE_CLAIMS } from './duties/secondary-zones';
 import { signatureRefreshDuty } from './duties/signature-refresh';
 import { STATUS_CHECKS, statusChecksDuty } from './duties/status-checks';
@@ -101,6 +102,7 @@ export class PropagationWorker {
       departuresDuty(settings, db, log, engine),
       viewNotifiesDuty(views),
       retentionDuty(settings, db, log),
+      queryRollupsDuty(settings, db, log),
       timedOutSessionsDuty(settings, db, log),
       scheduledChangesDuty(services.changeRequests, db),
       keyRollsDuty(settings, db, log, services.dnssecWriter),

@@ -2310,6 +2310,25 @@ const OPS: Op[] = [
     },
   },
   zoneOp('Query.exportZone', readWholeZone, (key, zone) => gql(key, `query($z: String!) { exportZone(zone: $z) }`, { z: zone })),
+  // a zone's traffic names every owner asked for: read as its zone file is (docs/analytics.md)
+  zoneOp('Domain.queries', readWholeZone, (key, zone) =>
+    gql(
+      key,
+      `query($z: String!, $since: DateTimeISO!) { domain(name: $z) { queries(since: $since, step: HOUR) { step buckets { total } } } }`,
+      {
+        z: zone,
+        since: new Date(Date.now() - 86_400_000).toISOString(),
+      },
+    ),
+  ),
+  zoneOp('Domain.topQueriedNames', readWholeZone, (key, zone) =>
+    gql(key, `query($z: String!, $since: DateTimeISO!) { domain(name: $z) { topQueriedNames(since: $since) { owner count } } }`, {
+      z: zone,
+      since: new Date(Date.now() - 86_400_000).toISOString(),
+    }),
+  ),
+  // a record's own counts: whoever reads the record
+  readRecordOp('Record.queryCount', (key, id) => gql(key, `query($id: ID!) { record(id: $id) { owner queryCount lastQueried } }`, { id })),
   readRecordOp('Query.record', (key, id) => gql(key, `query($id: ID!) { record(id: $id) { owner type zone } }`, { id })),
   {
     id: 'Query.recordTypes',

@@ -20,6 +20,8 @@ export async function startBindSecondary(options: {
   zones: string[];
   primaryPort: number;
   tsig: { name: string; secret: string };
+  /** more lines of the `options` block (a dnstap output, say) */
+  options?: string;
 }): Promise<BindSecondary> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-bind-'));
@@ -39,6 +41,7 @@ export async function startBindSecondary(options: {
   // the tests' primary answers at once: retry quickly rather than BIND's minutes
   min-refresh-time 1;
   min-retry-time 1;
+${options.options ?? ''}
 };
 key "${options.tsig.name}" { algorithm hmac-sha256; secret "${options.tsig.secret}"; };
 ${zones}

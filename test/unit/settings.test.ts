@@ -219,10 +219,27 @@ describe('settings', () => {
     ['DEFAULT_NS', 'not a host!'],
     ['DEFAULT_WWW_CNAME', 'yes'],
     ['LOG_LEVEL', 'loud'],
+    ['ANALYTICS_DNSTAP_LISTEN', 'localhost:6000'],
+    ['ANALYTICS_NAMES_PER_MINUTE', '0'],
+    ['ANALYTICS_FLUSH_MS', '10'],
+    ['ANALYTICS_IN_USE_DAYS', 'week'],
   ])('refuses a wrong %s with a message naming it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(name);
+  });
+
+  it('runs the dnstap collector where ANALYTICS_DNSTAP_LISTEN is set, and refuses ROLES=collector without it (docs/analytics.md)', () => {
+    expect(loadSettings({}).roles).toEqual(['api', 'dns', 'worker']);
+    expect(loadSettings({ ANALYTICS_DNSTAP_LISTEN: '/run/zk/dnstap.sock' })).toMatchObject({
+      roles: ['api', 'dns', 'worker', 'collector'],
+      analytics: { dnstapListen: { path: '/run/zk/dnstap.sock' }, namesPerMinute: 1000, flushMs: 5000, inUseDays: 7 },
+    });
+    expect(loadSettings({ ANALYTICS_DNSTAP_LISTEN: '[::1]:6000' }).analytics.dnstapListen).toEqual({ host: '::1', port: 6000 });
+    expect(problemsOf({ ROLES: 'collector' })).toEqual([expect.stringContaining('ANALYTICS_DNSTAP_LISTEN')]);
+    expect(problemsOf({ ANALYTICS_HOURS_KEEP_DAYS: '3', ANALYTICS_MINUTES_KEEP_HOURS: '100' })).toEqual([
+      'ANALYTICS_HOURS_KEEP_DAYS must cover ANALYTICS_MINUTES_KEEP_HOURS',
+    ]);
   });
 
   it('reads standbys for reads as DATABASE_URL is read, with their wait and lag bounds (docs/deployment.md)', () => {
