@@ -10,38 +10,13 @@
  * too.
  */
 import { typeMnemonic } from '../dns/wire/message';
+import type { CountRow, CoverageRow } from '../repositories/query-analytics';
 
 export const MINUTE_MS = 60_000;
 /** the owner under which the owners beyond the bound are counted */
 export const OTHER_OWNER = '';
 /** how many minutes back a zone's distinct owners are remembered */
 const OWNER_MEMORY_MINUTES = 10;
-
-export interface CountRow {
-  zoneId: number;
-  /** the minute's start (ms since the epoch) */
-  minute: number;
-  owner: string;
-  type: string;
-  rcode: number;
-  secondary: string;
-  count: number;
-  /** the last answer's time (ms) */
-  lastAt: number;
-}
-
-export interface CoverageRow {
-  secondary: string;
-  minute: number;
-  /** the earliest moment of the minute counted for the secondary (connected, or a frame received) */
-  firstAt: number;
-  coveredMs: number;
-  frames: number;
-  answers: number;
-  unmatched: number;
-  malformed: number;
-  dropped: number;
-}
 
 export interface TallyBatch {
   counts: CountRow[];

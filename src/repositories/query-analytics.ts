@@ -6,7 +6,32 @@
  * hours from the days' mark to the hours', days before, so no query is counted twice nor missed.
  */
 import type { Sql } from '../db/pool';
-import type { CountRow, CoverageRow } from '../analytics/query-tally';
+
+export interface CountRow {
+  zoneId: number;
+  /** the minute's start (ms since the epoch) */
+  minute: number;
+  owner: string;
+  type: string;
+  rcode: number;
+  secondary: string;
+  count: number;
+  /** the last answer's time (ms) */
+  lastAt: number;
+}
+
+export interface CoverageRow {
+  secondary: string;
+  minute: number;
+  /** the earliest moment of the minute counted for the secondary (connected, or a frame received) */
+  firstAt: number;
+  coveredMs: number;
+  frames: number;
+  answers: number;
+  unmatched: number;
+  malformed: number;
+  dropped: number;
+}
 
 export const RESOLUTIONS = [60, 3600, 86400] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
