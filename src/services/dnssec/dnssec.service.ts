@@ -47,6 +47,7 @@ import {
   setOwnDsWithdrawn,
 } from './foreign-keys';
 import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
+import type { PageRequest } from '../../repositories/read-model';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -367,7 +368,7 @@ export class DnssecService {
   async keyEvents(
     ctx: RequestContext,
     zone: { id: number; name: string },
-    page: { first: number; beforeId?: number },
+    page: PageRequest,
   ): Promise<KeyEventInfo[]> {
     requireDnssecRead(ctx, zone.name);
     const events = await ctx.db.connection((sql) => zoneKeyEvents(sql, zone.id, page));

@@ -16,6 +16,7 @@ import {
 import { DomainError } from '../../errors/catalogue';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { RequestContext } from '../context';
+import type { PageRequest } from '../../repositories/read-model';
 
 export type { AuditEventRow } from '../../repositories/audit-events';
 
@@ -376,7 +377,7 @@ export class AuditLogService {
   list(
     ctx: RequestContext,
     filter: AuditEventFilter & { zone?: string },
-    page: { first: number; after?: number },
+    page: PageRequest,
   ): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);
     return listAuditEvents(ctx.db, checkedFilter(filter), page);
