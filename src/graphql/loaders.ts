@@ -1,10 +1,11 @@
 import DataLoader from 'dataloader';
-import { nodesOf, probeOf, readOf, sidesToProbe, type PageWindow, type SidesAsked } from './types/connection';
+import { nodesOf, probeOf, sidesToProbe, type PageWindow, type SidesAsked } from './types/connection';
 import type { RequestContext } from '../services/context';
 import type {
   DomainRow,
   ListedZone,
   NestedRecordArgs,
+  PerParentPage,
   RecordRow,
   UserRow,
   ZoneListFacts,
@@ -41,6 +42,9 @@ function perArguments<A, L>(make: (args: A) => L) {
     return loader;
   };
 }
+
+/** what each parent's page reads (pagePerParent reads one row more, to tell whether the list goes on that way) */
+const perParentPage = (key: PageWindow): PerParentPage => ({ first: key.size, after: key.after, before: key.before, fromEnd: key.fromEnd });
 
 /** a parent's page as its batch read it: its rows as read, what lies past its sides where probed, its count */
 export interface ParentPage<T> {
@@ -251,7 +255,7 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
     domainPagesByUserId: perArguments((args: NestedPageKey & { name?: string }) => {
       const counts = countsOf((userIds) => reads.domainCountsOfUsers(ctx, userIds, args.name));
       return new DataLoader<number, ParentPage<DomainRow>>(async (userIds) =>
-        parentPages(userIds, await reads.domainPagesOfUsers(ctx, userIds, readOf(args), args.name), (d) => d.userId, args, counts, (anchors, side) =>
+        parentPages(userIds, await reads.domainPagesOfUsers(ctx, userIds, perParentPage(args), args.name), (d) => d.userId, args, counts, (anchors, side) =>
           reads.usersWithZonesBeyond(ctx, anchors, side, args.name),
         ),
       );
@@ -263,7 +267,7 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
         async (domains) =>
           parentPages(
             domains.map((d) => d.id),
-            await reads.recordPagesOfZones(ctx, domains, readOf(args), filter),
+            await reads.recordPagesOfZones(ctx, domains, perParentPage(args), filter),
             (r) => r.domainId,
             args,
             counts,
