@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { nodesOf, probeOf, sidesToProbe, type PageWindow, type SidesAsked } from './types/connection';
+import { nodesOf, probeOf, sidesToProbe, type PageWindow, type SidesAsked } from './pages';
 import type { RequestContext } from '../services/context';
 import type {
   DomainRow,
@@ -255,8 +255,13 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
     domainPagesByUserId: perArguments((args: NestedPageKey & { name?: string }) => {
       const counts = countsOf((userIds) => reads.domainCountsOfUsers(ctx, userIds, args.name));
       return new DataLoader<number, ParentPage<DomainRow>>(async (userIds) =>
-        parentPages(userIds, await reads.domainPagesOfUsers(ctx, userIds, perParentPage(args), args.name), (d) => d.userId, args, counts, (anchors, side) =>
-          reads.usersWithZonesBeyond(ctx, anchors, side, args.name),
+        parentPages(
+          userIds,
+          await reads.domainPagesOfUsers(ctx, userIds, perParentPage(args), args.name),
+          (d) => d.userId,
+          args,
+          counts,
+          (anchors, side) => reads.usersWithZonesBeyond(ctx, anchors, side, args.name),
         ),
       );
     }),

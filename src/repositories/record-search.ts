@@ -1,6 +1,15 @@
 import type { RowOptions, Sql } from '../db/pool';
 import type { ReadRules } from '../auth/policy';
-import { keyset, LAZY_TIMES, type PageRequest, Params, RECORD_COLUMNS, recordRuleCondition, recordsWithZones, RecordRow } from './read-model';
+import {
+  keyset,
+  LAZY_TIMES,
+  type PageRequest,
+  Params,
+  RECORD_COLUMNS,
+  recordRuleCondition,
+  recordsWithZones,
+  RecordRow,
+} from './read-model';
 
 /** what the search across zones is asked (RecordSearchService): a LIKE pattern over names and contents */
 export interface RecordSearch {
@@ -109,11 +118,7 @@ async function zonesNamedLike(sql: Sql, namePiece: string): Promise<string[] | '
 }
 
 /** the conditions a record matches by, and whether one of them reads its zone's columns (`d`) */
-function searchConditionsOf(
-  p: Params,
-  search: SearchScope,
-  zonesNamed: string[] | 'within',
-): { conditions: string[]; readsZone: boolean } {
+function searchConditionsOf(p: Params, search: SearchScope, zonesNamed: string[] | 'within'): { conditions: string[]; readsZone: boolean } {
   const pattern = p.add(search.pattern);
   // the name piece's parameter, added once when a condition uses it (a parameter no condition uses is an error)
   let pieceParameter: string | undefined;

@@ -185,10 +185,16 @@ export class NestedRecordsArgs extends NestedListArgs {
  */
 @ArgsType()
 export class NestedPageArgs {
-  @Field(() => Int, { nullable: true, description: 'Page size per parent from the start, or after `after`: 1 to MAX_PAGE_SIZE (default 100 without `last`).' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size per parent from the start, or after `after`: 1 to MAX_PAGE_SIZE (default 100 without `last`).',
+  })
   first?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Page size per parent from the end, or before `before`: 1 to MAX_PAGE_SIZE; not with `first`.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size per parent from the end, or before `before`: 1 to MAX_PAGE_SIZE; not with `first`.',
+  })
   last?: number | null;
 
   @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })

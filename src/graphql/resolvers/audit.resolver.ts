@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, ArgsType, Ctx, Field, Info, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { connection } from '../types/connection';
+import { connection } from '../pages';
 import { AuditEventConnection, AuditEventType } from '../types/audit-event.type';
 import { PageArgs } from '../inputs/page.args';
 import { listComplexity, listPage } from './paging';

@@ -13,7 +13,8 @@ import {
 } from '../types/dnssec.type';
 import { parseId } from '../inputs/ids';
 import type { GraphQLResolveInfo } from 'graphql';
-import { connection, Connection, ConnectionValue } from '../types/connection';
+import { Connection } from '../types/connection';
+import { connection, type ConnectionValue } from '../pages';
 import { listComplexity, smallPage } from './paging';
 import { SmallPageArgs } from '../inputs/page.args';
 import { bindScope } from '../inputs/cursors';

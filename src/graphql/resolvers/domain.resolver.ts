@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { asksFor } from '../selection';
-import { connection, pageOf, sidesAsked } from '../types/connection';
+import { connection, pageOf, sidesAsked } from '../pages';
 import { DomainConnection, RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';

@@ -9,7 +9,6 @@ import {
   FieldResolver,
   ID,
   Info,
-  Int,
   Mutation,
   ObjectType,
   registerEnumType,
@@ -18,7 +17,8 @@ import {
 } from 'type-graphql';
 import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
-import { connection, Connection, ConnectionValue } from '../types/connection';
+import { Connection } from '../types/connection';
+import { connection, type ConnectionValue } from '../pages';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
 import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';

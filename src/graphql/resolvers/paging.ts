@@ -2,7 +2,7 @@ import type { ComplexityEstimatorArgs } from 'graphql-query-complexity';
 import { DomainError } from '../../errors/catalogue';
 import type { GraphQLContext } from '../context';
 import { readCursor, type BoundScope } from '../inputs/cursors';
-import type { PageWindow } from '../types/connection';
+import type { PageWindow } from '../pages';
 import { SMALL_PAGE } from '../inputs/page.args';
 
 /** What the cost of an operation is measured with (limits.ts hands it to each field's `complexity` as `context`). */

@@ -3,7 +3,7 @@ import type { RecordRow } from '../../services/zones/zone-reads.service';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { forgetZone, zoneNow } from '../loaders';
 import type { GraphQLContext } from '../context';
-import { connection } from '../types/connection';
+import { connection } from '../pages';
 import { RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { connection, pageOf, sidesAsked } from '../types/connection';
+import { connection, pageOf, sidesAsked } from '../pages';
 import { bindScope } from '../inputs/cursors';
 import { UserConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';

@@ -82,7 +82,8 @@ export async function parentsWithChildBeyond(
   const { p, from, parentColumn, idColumn, conditions } = query;
   const ids = [...anchors.keys()];
   const parents = `unnest(${p.add(idArray(ids))}::bigint[], ${p.add(`{${ids.map((id) => anchors.get(id) ?? 'NULL').join(',')}}`)}::bigint[])`;
-  const past = side === 'after' ? `${idColumn} > coalesce(parents.anchor, 0)` : `${idColumn} < coalesce(parents.anchor, ${Number.MAX_SAFE_INTEGER})`;
+  const past =
+    side === 'after' ? `${idColumn} > coalesce(parents.anchor, 0)` : `${idColumn} < coalesce(parents.anchor, ${Number.MAX_SAFE_INTEGER})`;
   const rows = await sql.rows(
     `select parents.id from ${parents} as parents(id, anchor)
       where exists (select 1 from ${from} ${whereOf([`${parentColumn} = parents.id`, ...conditions, past])})`,

@@ -6,7 +6,14 @@ import type { HealthState } from '../health';
 import { PROPAGATION_COLUMNS, propagationReadOf, type PropagationRead } from '../propagation-status';
 import { LAZY_TIMES, toDate, toDomain, toUser, type DomainRow, type PageRequest, type UserRow } from './rows';
 import { idArray, keyset, page, Params, whereOf } from './statement-parts';
-import { childrenPerParent, countPerParent, pagePerParent, parentsWithChildBeyond, type ChildQuery, type PerParentPage } from './per-parent';
+import {
+  childrenPerParent,
+  countPerParent,
+  pagePerParent,
+  parentsWithChildBeyond,
+  type ChildQuery,
+  type PerParentPage,
+} from './per-parent';
 
 /**
  * the order of a zone list: creation (id), name in byte order (A-labels: alphabetical), record count, serial,
@@ -193,7 +200,13 @@ function pageByColumn(
  */
 function pageByName(p: Params, conditions: string[], request: PageRequest | undefined, descending: boolean): string {
   if (!request) return `${whereOf(conditions)} order by d.name collate "C"${descending ? ' desc' : ''}`;
-  const paged = keyset(p, 'd.name collate "C"', request, descending, (id) => `(select c.name from domains c where c.id = ${id}) collate "C"`);
+  const paged = keyset(
+    p,
+    'd.name collate "C"',
+    request,
+    descending,
+    (id) => `(select c.name from domains c where c.id = ${id}) collate "C"`,
+  );
   return `${whereOf([...conditions, ...paged.conditions])} ${paged.order} limit ${p.add(request.first)}`;
 }
 

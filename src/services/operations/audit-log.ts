@@ -374,11 +374,7 @@ export class AuditLogService {
   readonly refusals = new Refusals();
   readonly keyLimits = new KeyLimitRefusals(this.refusals);
 
-  list(
-    ctx: RequestContext,
-    filter: AuditEventFilter & { zone?: string },
-    page: PageRequest,
-  ): Promise<AuditEventRow[]> {
+  list(ctx: RequestContext, filter: AuditEventFilter & { zone?: string }, page: PageRequest): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);
     return listAuditEvents(ctx.db, checkedFilter(filter), page);
   }
