@@ -132,7 +132,9 @@ class OperationMeasure {
     const args = getArgumentValues(field, node, this.variables);
     const typed = `${parentType.name}.${field.name}`;
     const atRoot = parentType === this.schema.getQueryType() || parentType === this.schema.getMutationType();
-    const asked = node.arguments?.find((argument) => argument.name.value === 'first')?.value;
+    // a page from the end is sized by `last` as one from the start is by `first` (pageItems)
+    const size = args.first == null && args.last != null ? 'last' : 'first';
+    const asked = node.arguments?.find((argument) => argument.name.value === size)?.value;
     const nested = complexity === nestedListComplexity;
     const costed: CostedList = {
       list: atRoot ? field.name : typed,
@@ -143,7 +145,7 @@ class OperationMeasure {
         asked !== undefined &&
         asked.kind !== Kind.NULL &&
         (asked.kind !== Kind.VARIABLE || this.variables[asked.name.value] !== undefined) &&
-        args.first != null,
+        args[size] != null,
     };
     const key = `${costed.list}\u0000${costed.items}\u0000${costed.first}`;
     if (this.seen.has(key)) return;

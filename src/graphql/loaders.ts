@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { ConnectionValue } from './types/connection';
+import { nodesOf, probeOf, sidesToProbe, type PageWindow, type SidesAsked } from './pages';
 import type { RequestContext } from '../services/context';
 import type {
   DomainRow,
@@ -45,27 +45,51 @@ function perArguments<A, L>(make: (args: A) => L) {
   };
 }
 
+/** what each parent's page reads (pagePerParent reads one row more, to tell whether the list goes on that way) */
+const perParentPage = (key: PageWindow): PerParentPage => ({ first: key.size, after: key.after, before: key.before, fromEnd: key.fromEnd });
+
+/** a parent's page as its batch read it: its rows as read, what lies past its sides where probed, its count */
+export interface ParentPage<T> {
+  rows: T[];
+  beyond: { next?: boolean; previous?: boolean };
+  countAll: () => Promise<number>;
+}
+
+/** what a batch of nested pages is asked: the page, and which sides of it the selection asks about (`sidesAsked`) */
+export type NestedPageKey = PageWindow & { asked: SidesAsked };
+
 /**
- * Each parent's page as a connection. Its total is counted only if `totalCount` is asked for, for every parent
- * that asks in one statement (`counts`, a DataLoader of the same arguments).
+ * Each parent's page (its rows as read; `pageOf` makes the connection with the parent's cursors). Its total is
+ * counted only if `totalCount` is asked for, for every parent that asks in one statement (`counts`, a
+ * DataLoader of the same arguments); what lies past a page's sides, where its read could not tell and the
+ * selection asks, by one statement per side for the whole batch (`beyond`).
  */
-function connectionsOf<T extends { id: number }>(
+async function parentPages<T extends { id: number }>(
   parentIds: readonly number[],
   rows: T[],
   parentOf: (row: T) => number,
-  first: number,
+  key: NestedPageKey,
   counts: DataLoader<number, number>,
-): ConnectionValue<T>[] {
+  beyond: (anchors: Map<number, number | undefined>, side: 'after' | 'before') => Promise<Set<number>>,
+): Promise<ParentPage<T>[]> {
   const groups = groupBy(rows, parentOf);
-  return parentIds.map((parentId) => {
-    const page = groups.get(parentId) ?? [];
-    const nodes = page.slice(0, first);
-    return {
-      nodes,
-      pageInfo: { hasNextPage: page.length > first, endCursor: nodes.length ? String(nodes[nodes.length - 1].id) : null },
-      countAll: () => counts.load(parentId),
-    };
-  });
+  const pages = parentIds.map((parentId) => ({ parentId, rows: groups.get(parentId) ?? [] }));
+  const probed = { next: new Map<number, number | undefined>(), previous: new Map<number, number | undefined>() };
+  for (const page of pages) {
+    const probes = sidesToProbe(key, page.rows.length > key.size, key.asked);
+    const nodes = probes.next || probes.previous ? nodesOf(key, page.rows) : [];
+    if (probes.next) probed.next.set(page.parentId, probeOf(key, nodes, 'next').after);
+    if (probes.previous) probed.previous.set(page.parentId, probeOf(key, nodes, 'previous').before);
+  }
+  const [next, previous] = await Promise.all([
+    probed.next.size ? beyond(probed.next, 'after') : undefined,
+    probed.previous.size ? beyond(probed.previous, 'before') : undefined,
+  ]);
+  return pages.map(({ parentId, rows }) => ({
+    rows,
+    beyond: { next: next?.has(parentId), previous: previous?.has(parentId) },
+    countAll: () => counts.load(parentId),
+  }));
 }
 
 /** each parent's count, 0 for a parent the counts leave out (it has no children) */
@@ -261,23 +285,31 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
-    domainPagesByUserId: perArguments((args: PerParentPage & { name?: string }) => {
+    domainPagesByUserId: perArguments((args: NestedPageKey & { name?: string }) => {
       const counts = countsOf((userIds) => reads.domainCountsOfUsers(ctx, userIds, args.name));
-      return new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
-        connectionsOf(userIds, await reads.domainPagesOfUsers(ctx, userIds, args, args.name), (d) => d.userId, args.first, counts),
+      return new DataLoader<number, ParentPage<DomainRow>>(async (userIds) =>
+        parentPages(
+          userIds,
+          await reads.domainPagesOfUsers(ctx, userIds, perParentPage(args), args.name),
+          (d) => d.userId,
+          args,
+          counts,
+          (anchors, side) => reads.usersWithZonesBeyond(ctx, anchors, side, args.name),
+        ),
       );
     }),
-    recordPagesByDomain: perArguments((args: PerParentPage & NestedRecordArgs) => {
+    recordPagesByDomain: perArguments((args: NestedPageKey & NestedRecordArgs) => {
       const filter: NestedRecordArgs = { owner: args.owner, type: args.type };
       const counts = countsOf((domainIds) => reads.recordCountsOfZones(ctx, domainIds, filter));
-      return new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
+      return new DataLoader<ZoneRef, ParentPage<RecordRow>, number>(
         async (domains) =>
-          connectionsOf(
+          parentPages(
             domains.map((d) => d.id),
-            await reads.recordPagesOfZones(ctx, domains, args, filter),
+            await reads.recordPagesOfZones(ctx, domains, perParentPage(args), filter),
             (r) => r.domainId,
-            args.first,
+            args,
             counts,
+            (anchors, side) => reads.zonesWithRecordsBeyond(ctx, domains, anchors, side, filter),
           ),
         { cacheKeyFn: (domain) => domain.id },
       );

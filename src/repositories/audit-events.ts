@@ -1,4 +1,5 @@
 import type { Sql } from '../db/pool';
+import { keyset, type PageRequest, Params } from './read-model';
 
 /**
  * The audit log's table (`audit_events`, docs/audit-log.md): the rows the audit service writes, the
@@ -162,17 +163,16 @@ function auditConditions(filter: AuditEventFilter): { where: string; values: unk
   return { where: conditions.length ? conditions.join(' and ') : 'true', values };
 }
 
-/** newest first; `after` is the id of the last row of the previous page */
-export async function listAuditEvents(
-  sql: Sql,
-  filter: AuditEventFilter,
-  page: { first: number; after?: number },
-): Promise<AuditEventRow[]> {
+/** newest first, keyset-paged by id (`after`, `before`: ids of rows of the list) */
+export async function listAuditEvents(sql: Sql, filter: AuditEventFilter, page: PageRequest): Promise<AuditEventRow[]> {
   const { where, values } = auditConditions(filter);
-  const after = page.after === undefined ? '' : ` and id < $${values.push(page.after)}`;
+  // the keyset's values follow the filter's in one list of parameters
+  const p = new Params();
+  p.values.push(...values);
+  const paged = keyset(p, 'id', page, true);
   const rows = await sql.rows(
-    `select ${COLUMNS} from audit_events where ${where}${after} order by id desc limit $${values.push(page.first)}`,
-    values,
+    `select ${COLUMNS} from audit_events where ${[where, ...paged.conditions].join(' and ')} ${paged.order} limit ${p.add(page.first)}`,
+    p.values,
   );
   return rows.map(toRow);
 }

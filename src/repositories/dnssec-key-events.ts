@@ -5,6 +5,7 @@
  */
 import type { Database, Sql } from '../db/pool';
 import { EventType, insertEventsSql } from './events';
+import { keyset, type PageRequest, Params } from './read-model';
 
 /** RFC 7583 §3.1's states, and an algorithm roll's `signing` and `withdrawn` (Migration20261202000000) */
 export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed' | 'signing' | 'withdrawn';
@@ -149,11 +150,14 @@ export async function recordRemovalOfAllKeys(
   sql.journalWritten();
 }
 
-/** A zone's key events, newest first, before the event `beforeId` (keyset paging by `(domain_id, id)`). */
-export async function zoneKeyEvents(sql: Sql, domainId: number, page: { first: number; beforeId?: number }): Promise<KeyEvent[]> {
+/** A zone's key events, newest first, keyset-paged by id (the `(domain_id, id)` index, read either way). */
+export async function zoneKeyEvents(sql: Sql, domainId: number, page: PageRequest): Promise<KeyEvent[]> {
+  const p = new Params();
+  const ofZone = `domain_id = ${p.add(domainId)}`;
+  const paged = keyset(p, 'id', page, true);
   const rows = await sql.rows<EventRow>(
-    `select ${COLUMNS} from dnssec_key_events where domain_id = $1 and ($2::bigint is null or id < $2) order by id desc limit $3`,
-    [domainId, page.beforeId ?? null, page.first],
+    `select ${COLUMNS} from dnssec_key_events where ${[ofZone, ...paged.conditions].join(' and ')} ${paged.order} limit ${p.add(page.first)}`,
+    p.values,
   );
   return rows.map(toEvent);
 }

@@ -1,5 +1,6 @@
 import type { JournalFinding, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
+import { keyset, type PageRequest, Params } from './read-model';
 
 /** One journal row as the change history shows it. */
 export interface HistoryRow {
@@ -57,17 +58,14 @@ export const toHistoryRow = (r: any): HistoryRow => ({
  */
 const USER_CHANGES = `kind <> 'zone-signed'`;
 
-/** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */
-export async function zoneHistory(
-  sql: Sql,
-  zone: { id: number; name: string },
-  page: { first: number; beforeId?: number },
-): Promise<HistoryRow[]> {
+/** A zone's journal rows, newest first, keyset-paged by id (`changes_zone_id_index`, read either way). */
+export async function zoneHistory(sql: Sql, zone: { id: number; name: string }, page: PageRequest): Promise<HistoryRow[]> {
+  const p = new Params();
+  const ofZone = [`zone = ${p.add(zone.name)}`, `domain_id = ${p.add(zone.id)}`, USER_CHANGES];
+  const paged = keyset(p, 'id', page, true);
   const rows = await sql.rows(
-    `select ${HISTORY_COLUMNS} from changes
-      where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3) and ${USER_CHANGES}
-      order by id desc limit $4`,
-    [zone.name, zone.id, page.beforeId ?? null, page.first],
+    `select ${HISTORY_COLUMNS} from changes where ${[...ofZone, ...paged.conditions].join(' and ')} ${paged.order} limit ${p.add(page.first)}`,
+    p.values,
   );
   return rows.map(toHistoryRow);
 }

@@ -11,7 +11,7 @@
  */
 
 export { type UserRow, type DomainRow, type RecordRow, type PageRequest, LAZY_TIMES, recordsWithZones } from './read-model/rows';
-export { Params } from './read-model/statement-parts';
+export { keyset, Params } from './read-model/statement-parts';
 export type { PerParentPage } from './read-model/per-parent';
 export { type UserFilter, listUsers, countUsers, usersByIds } from './read-model/users';
 export {
@@ -30,6 +30,7 @@ export {
   domainsByIds,
   domainPagesByUserIds,
   domainCountsByUserIds,
+  usersWithZonesBeyond,
   domainsByUserIds,
 } from './read-model/zones';
 export {
@@ -42,6 +43,7 @@ export {
   type ZoneRef,
   recordPagesOfDomains,
   recordCountsByDomainIds,
+  domainsWithRecordsBeyond,
   recordsOfDomains,
   recordsGroupedByDomain,
   recordsByIdentity,

@@ -1,6 +1,15 @@
 import type { RowOptions, Sql } from '../db/pool';
 import type { ReadRules } from '../auth/policy';
-import { LAZY_TIMES, Params, RECORD_COLUMNS, recordRuleCondition, recordsWithZones, RecordRow } from './read-model';
+import {
+  keyset,
+  LAZY_TIMES,
+  type PageRequest,
+  Params,
+  RECORD_COLUMNS,
+  recordRuleCondition,
+  recordsWithZones,
+  RecordRow,
+} from './read-model';
 
 /** what the search across zones is asked (RecordSearchService): a LIKE pattern over names and contents */
 export interface RecordSearch {
@@ -29,7 +38,14 @@ export interface RecordSearch {
   first: number;
   /** a record id: the page after it */
   after?: number;
+  /** a record id: the page before it */
+  before?: number;
+  /** the page nearest `before` (or the end), read backwards: answered as read */
+  fromEnd?: boolean;
 }
+
+/** what a search matches, without its page */
+export type SearchScope = Omit<RecordSearch, keyof PageRequest>;
 
 /** timestamps as text (LAZY_TIMES), and planned for the pattern each time: one finds a record, another half the table */
 const SEARCH_ROWS: RowOptions = { ...LAZY_TIMES, plan: 'values' };
@@ -47,10 +63,10 @@ const SEARCH_ROWS: RowOptions = { ...LAZY_TIMES, plan: 'values' };
 export async function searchRecords(sql: Sql, search: RecordSearch): Promise<RecordRow[]> {
   const p = new Params();
   const { conditions } = searchConditionsOf(p, search, await zonesNamedLike(sql, search.namePiece));
-  if (search.after !== undefined) conditions.push(`r.id > ${p.add(search.after)}`);
+  const paged = keyset(p, 'r.id', search);
   const rows = await sql.rows(
     `select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id
-      where ${conditions.join(' and ')} order by r.id limit ${p.add(search.first)}`,
+      where ${[...conditions, ...paged.conditions].join(' and ')} ${paged.order} limit ${p.add(search.first)}`,
     p.values,
     SEARCH_ROWS,
   );
@@ -58,7 +74,7 @@ export async function searchRecords(sql: Sql, search: RecordSearch): Promise<Rec
 }
 
 /** how many records the search finds over all pages (read only when a client asks for it) */
-export async function countSearchedRecords(sql: Sql, search: Omit<RecordSearch, 'first' | 'after'>): Promise<number> {
+export async function countSearchedRecords(sql: Sql, search: SearchScope): Promise<number> {
   const p = new Params();
   const { conditions, readsZone } = searchConditionsOf(p, search, await zonesNamedLike(sql, search.namePiece));
   // without the zone's columns in a condition, the records are counted alone: joined, every matching record was
@@ -102,11 +118,7 @@ async function zonesNamedLike(sql: Sql, namePiece: string): Promise<string[] | '
 }
 
 /** the conditions a record matches by, and whether one of them reads its zone's columns (`d`) */
-function searchConditionsOf(
-  p: Params,
-  search: Omit<RecordSearch, 'first' | 'after'>,
-  zonesNamed: string[] | 'within',
-): { conditions: string[]; readsZone: boolean } {
+function searchConditionsOf(p: Params, search: SearchScope, zonesNamed: string[] | 'within'): { conditions: string[]; readsZone: boolean } {
   const pattern = p.add(search.pattern);
   // the name piece's parameter, added once when a condition uses it (a parameter no condition uses is an error)
   let pieceParameter: string | undefined;

@@ -16,6 +16,7 @@ import {
 import { DomainError } from '../errors/catalogue';
 import { normaliseZoneName } from '../dns/zone-name';
 import type { RequestContext } from './context';
+import type { PageRequest } from '../repositories/read-model';
 
 export type { AuditEventRow } from '../repositories/audit-events';
 
@@ -373,11 +374,7 @@ export class AuditLogService {
   readonly refusals = new Refusals();
   readonly keyLimits = new KeyLimitRefusals(this.refusals);
 
-  list(
-    ctx: RequestContext,
-    filter: AuditEventFilter & { zone?: string },
-    page: { first: number; after?: number },
-  ): Promise<AuditEventRow[]> {
+  list(ctx: RequestContext, filter: AuditEventFilter & { zone?: string }, page: PageRequest): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);
     return listAuditEvents(ctx.db, checkedFilter(filter), page);
   }

@@ -106,3 +106,24 @@ export const ZoneChangedDocument = graphql(`
     }
   }
 `);
+
+/** the zone list, as pages a cache merges by their cursors (Apollo's relayStylePagination): zone-pages.ts */
+export const ZonePagesDocument = graphql(`
+  query ZonePages($orderBy: DomainOrder, $first: Int, $after: String, $last: Int, $before: String) {
+    domains(orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {
+      edges {
+        cursor
+        node {
+          id
+          name
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
+    }
+  }
+`);

@@ -176,15 +176,20 @@ test('a nested list reads at most its page of each parent, not every child of ev
     expect(domain.recordsConnection.nodes).toHaveLength(PAGE);
     expect(domain.recordsConnection.pageInfo.hasNextPage).toBe(true);
   }
-  // the cursor of the first zone's page: each zone's records after it (ids are global, so the later zones' too)
+  // the cursor of the first zone's page pages that zone's records; another zone's list refuses it
   const cursor = first[0].recordsConnection.pageInfo.endCursor;
-  for (const read of await pageRowsRead(paged, 'records', { e: 'wide@example.org', a: cursor }))
-    expect(read).toBeLessThanOrEqual(perZoneCeiling);
-  const second = (await app.gql(paged, { e: 'wide@example.org', a: cursor })).data.users.nodes[0].domains;
+  const firstZone = `query($e: String, $a: String) { users(email: $e) { nodes { domains(first: 1) { name
+    recordsConnection(first: ${PAGE}, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } } } } }`;
+  for (const read of await pageRowsRead(firstZone, 'records', { e: 'wide@example.org', a: cursor }))
+    expect(read).toBeLessThanOrEqual(PAGE + 1);
+  const second = (await app.gql(firstZone, { e: 'wide@example.org', a: cursor })).data.users.nodes[0].domains;
   const firstIds = first[0].recordsConnection.nodes.map((n: any) => Number(n.id));
   const secondIds = second[0].recordsConnection.nodes.map((n: any) => Number(n.id));
   expect(secondIds).toHaveLength(PAGE);
   expect(Math.min(...secondIds)).toBeGreaterThan(Math.max(...firstIds));
+  const elsewhere = await app.gql(paged, { e: 'wide@example.org', a: cursor });
+  expect(elsewhere.errors?.[0].extensions.details[0]).toMatchObject({ field: 'after', code: 'CURSOR_FILTER_MISMATCH' });
+  expect(elsewhere.errors?.[0].path).toEqual(['users', 'nodes', 0, 'domains', 1, 'recordsConnection']);
 
   // a user's zones go through the same statement (a few dozen zones fit one page, which PostgreSQL rightly reads
   // whole, so only the answer is checked here): the first of each user's, and the total apart

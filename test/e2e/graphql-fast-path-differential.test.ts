@@ -87,7 +87,6 @@ const VALUES: Record<string, unknown[]> = {
   name: ZONES,
   nameStartsWith: ['a', 'b.', 'diff', 'z'],
   email: [...EMAILS, 'nobody@diff.test'],
-  after: [],
   toSerial: [null],
 };
 /**
@@ -97,7 +96,10 @@ const VALUES: Record<string, unknown[]> = {
  */
 const FAULTS: Record<string, unknown[]> = {
   first: [0, -1, 100000],
+  last: [0, 100000],
   after: ['not a cursor', '', 'eyJpZCI6MX0'],
+  // `before` takes no id (cursors before 2026-11-29 were ids, and only `after` still takes one)
+  before: ['not a cursor', '1'],
   type: ['NOPE!'],
   zone: ['missing.diff.test'],
   name: ['missing.diff.test'],
@@ -167,17 +169,30 @@ beforeAll(async () => {
     },
   ];
 
-  // real cursors, from the answers themselves
-  const cursors = await fast.gql(`{ users(first: 1) { pageInfo { endCursor } } domains(first: 2) { pageInfo { endCursor } }
-    records(first: 3) { pageInfo { endCursor } } domain(name: "${ZONES[0]}") { recordsConnection(first: 1) { pageInfo { endCursor } } } }`);
+  // real cursors, from the answers themselves: each list's own (taken where its list, order and arguments are
+  // the query's, refused elsewhere), and each list's also as a fault of the others' (another list's cursor)
+  const cursors =
+    await fast.gql(`{ users(first: 1) { pageInfo { endCursor startCursor } } domains(first: 2) { pageInfo { endCursor startCursor } }
+    records(first: 3) { pageInfo { endCursor startCursor } } domain(name: "${ZONES[0]}") { recordsConnection(first: 1) { pageInfo { endCursor startCursor } }
+    user { domainsConnection(first: 1) { pageInfo { endCursor startCursor } } } } }`);
   if (cursors.errors) throw new Error(JSON.stringify(cursors.errors));
   const data = cursors.data;
-  VALUES.after.push(
-    data.users.pageInfo.endCursor,
-    data.domains.pageInfo.endCursor,
-    data.records.pageInfo.endCursor,
-    data.domain.recordsConnection.pageInfo.endCursor,
-  );
+  const own: Record<string, { endCursor: string; startCursor: string }> = {
+    users: data.users.pageInfo,
+    domains: data.domains.pageInfo,
+    records: data.records.pageInfo,
+    recordsConnection: data.domain.recordsConnection.pageInfo,
+    domainsConnection: data.domain.user.domainsConnection.pageInfo,
+  };
+  for (const [field, pageInfo] of Object.entries(own)) {
+    VALUES[`${field}.after`] = [pageInfo.endCursor, null];
+    VALUES[`${field}.before`] = [pageInfo.startCursor, null];
+    const others = Object.entries(own).filter(([other]) => other !== field);
+    FAULTS[`${field}.after`] = [...FAULTS.after, ...others.map(([, info]) => info.endCursor)];
+    FAULTS[`${field}.before`] = [...FAULTS.before, ...others.map(([, info]) => info.startCursor)];
+  }
+  // a page from the end, now and then: `last` is drawn where `first` is not (both are a fault)
+  VALUES.last = [1, 2, 3];
   VALUES['domain.id'] = zoneIds;
   VALUES['record.id'] = recordIds;
   VALUES['user.id'] = users;
@@ -206,7 +221,7 @@ function generate(random: () => number): Generated {
   let faulty = false;
   const argumentValue = (field: string, arg: GraphQLArgument): { value: unknown } | undefined => {
     const named = getNamedType(arg.type);
-    const faults = FAULTS[arg.name];
+    const faults = FAULTS[`${field}.${arg.name}`] ?? FAULTS[arg.name];
     const menu = VALUES[`${field}.${arg.name}`] ?? VALUES[arg.name];
     if (faults && !faulty && (chance(0.04) || !menu?.length)) {
       faulty = true;
@@ -227,8 +242,8 @@ function generate(random: () => number): Generated {
     for (const arg of field.args) {
       const required = isNonNullType(arg.type) && arg.defaultValue === undefined;
       if (!required && !chance(0.5)) continue;
-      // both type filters, naming different types, are a fault too
-      const other = { type: 'recordType:', recordType: 'type:' }[arg.name];
+      // both type filters, naming different types, are a fault too, as are both page sizes
+      const other = { type: 'recordType:', recordType: 'type:', first: 'last:', last: 'first:' }[arg.name];
       if (other && written.some((w) => w.startsWith(other))) {
         if (faulty || chance(0.7)) continue;
         faulty = true;
@@ -373,6 +388,7 @@ test(`${QUERIES} generated queries: the fast paths answer what graphql-js answer
   let answeredWithErrors = 0;
   let recordLists = 0;
   let pagesWithPermissions = 0;
+  let pagesFromTheEnd = 0;
   for (let i = 0; i < QUERIES; i++) {
     const generated = generate(random);
     const { name, key } = keys[Math.floor(random() * keys.length)];
@@ -394,12 +410,15 @@ test(`${QUERIES} generated queries: the fast paths answer what graphql-js answer
     if (expected.body.errors) answeredWithErrors++;
     if (/records(\(| \{)/.test(generated.query)) recordLists++;
     if (/nodes \{[^{}]*permissions \{/.test(generated.query)) pagesWithPermissions++;
+    if (/\b(last|before): /.test(generated.query)) pagesFromTheEnd++;
   }
   // the corpus asks both questions that are answered and questions that fail, and the record lists
   expect(answeredWithData).toBeGreaterThan(QUERIES / 3);
   expect(answeredWithErrors).toBeGreaterThan(QUERIES / 20);
   expect(recordLists).toBeGreaterThan(QUERIES / 3);
   expect(pagesWithPermissions).toBeGreaterThan(QUERIES / 20);
+  // and pages read backwards (last, before), their cursors the lists' own or another's
+  expect(pagesFromTheEnd).toBeGreaterThan(QUERIES / 10);
 }, 150_000);
 
 test("the console's zone page (ZoneRecords, its own document): the same answer from each key, compiled or not", async () => {

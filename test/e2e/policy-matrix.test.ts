@@ -1377,7 +1377,7 @@ function userOp(id: string, own: (p: Profile) => Outcome, other: Outcome, call: 
   };
 }
 
-const DOMAIN_FIELDS = `name records { owner type } recordsConnection(first: 1000) { totalCount nodes { owner type } } changes(first: 100) { nodes { added { owner type } removed { owner type } } }`;
+const DOMAIN_FIELDS = `name records { owner type } recordsConnection(first: 1000) { totalCount nodes { owner type } } fromEnd: recordsConnection(last: 1000) { totalCount nodes { owner type } } changes(first: 100) { nodes { added { owner type } removed { owner type } } }`;
 
 /**
  * The subscription: refused for a zone the key does not see (the key events also for a key that may not read
@@ -2256,6 +2256,8 @@ const OPS: Op[] = [
         expect(d.records.map((r: any) => `${r.owner} ${r.type}`).sort()).toEqual(readable);
         expect(d.recordsConnection.totalCount).toBe(readable.length);
         expect(d.recordsConnection.nodes).toHaveLength(readable.length);
+        // paged from the end (last, before), the same records the key may read
+        expect(d.fromEnd).toEqual(d.recordsConnection);
         expectOnlyReadable(p, `domain ${zone}`, d, zone);
       }
       // the nested key events are not filtered but refused: they need read of the apex's DNSKEY

@@ -80,11 +80,13 @@ const propagation = new PropagationResolver();
  */
 export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) => users.domains(args, user, ctx, info)),
-  direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx) => users.domainsConnection(args, user, ctx)),
+  direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx, info) =>
+    users.domainsConnection(args, user, ctx, info),
+  ),
   direct<DomainType>('Domain', 'user', (domain, _args, ctx) => domains.user(domain, ctx)),
   direct<DomainType, NestedRecordsArgs>('Domain', 'records', (domain, args, ctx) => domains.records(args, domain, ctx)),
-  direct<DomainType, NestedRecordPageArgs>('Domain', 'recordsConnection', (domain, args, ctx) =>
-    domains.recordsConnection(args, domain, ctx),
+  direct<DomainType, NestedRecordPageArgs>('Domain', 'recordsConnection', (domain, args, ctx, info) =>
+    domains.recordsConnection(args, domain, ctx, info),
   ),
   // what a zone list shows of each zone (the console's: 50 zones, these four fields each)
   direct<DomainType>('Domain', 'recordCount', (domain, _args, ctx) => zoneListing.recordCount(domain, ctx)),

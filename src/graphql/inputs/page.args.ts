@@ -1,25 +1,70 @@
 import { ZoneKindEnum } from '../types/domain.type';
 import { HealthStateEnum } from '../types/health.type';
-import { IsOptional, Matches, Max, Min } from 'class-validator';
+import { IsOptional, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, Int, registerEnumType } from 'type-graphql';
 import { RecordTypeEnum } from '../types/record-type.enum';
 
-/** A page's size: `first` items. */
+/** A page's size: `first` items from the start (or after `after`), or `last` from the end (or before `before`). */
 @ArgsType()
 export class PageSizeArgs {
-  @Field(() => Int, { defaultValue: 100, description: 'Page size, 1 to MAX_PAGE_SIZE (default 10,000).' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size from the start, or after `after`: 1 to MAX_PAGE_SIZE (default 100 without `last`).',
+  })
+  @IsOptional()
   @Min(1)
   @Max(1_000_000)
-  first: number = 100;
+  first?: number | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size from the end, or before `before` (paging backwards): 1 to MAX_PAGE_SIZE; not with `first`.',
+  })
+  @IsOptional()
+  @Min(1)
+  @Max(1_000_000)
+  last?: number | null;
 }
 
-/** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page: an id). */
+/** what the cursor arguments say of the cursors they take (the same for every list) */
+export const AFTER_DESCRIPTION =
+  'A cursor of this list, in this order and with these arguments (an edge’s `cursor`, `pageInfo.endCursor`): the nodes after it. Another list’s, order’s or arguments’ is refused (INVALID_INPUT: CURSOR_LIST_MISMATCH, CURSOR_ORDER_MISMATCH, CURSOR_FILTER_MISMATCH); an id, as cursors were before 2026-11-29, is still taken (deprecated).';
+export const BEFORE_DESCRIPTION =
+  'A cursor of this list, in this order and with these arguments (an edge’s `cursor`, `pageInfo.startCursor`): the nodes before it, with `last` the ones nearest it.';
+
+/** Keyset pagination both ways: past the cursors `after` and `before` (opaque: inputs/cursors.ts). */
 @ArgsType()
 export class PageArgs extends PageSizeArgs {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })
+  after?: string | null;
+
+  @Field(() => String, { nullable: true, description: BEFORE_DESCRIPTION })
+  before?: string | null;
+}
+
+/** the most items a page of a zone's own history (its changes, its key events) holds, and its size without one */
+export const SMALL_PAGE = { defaultSize: 20, maxSize: 1000 };
+
+/** A page of a zone's own history (Domain.changes, Domain.dnssecEvents), newest first: 20 a page by default, 1000 at most. */
+@ArgsType()
+export class SmallPageArgs {
+  @Field(() => Int, { nullable: true, description: 'Page size from the newest, or after `after`: 1 to 1000 (default 20 without `last`).' })
   @IsOptional()
-  @Matches(/^\d{1,16}$/, { message: 'after must be a cursor returned as pageInfo.endCursor' })
-  after?: string;
+  @Min(1)
+  @Max(1000)
+  first?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Page size from the oldest kept, or before `before`: 1 to 1000; not with `first`.' })
+  @IsOptional()
+  @Min(1)
+  @Max(1000)
+  last?: number | null;
+
+  @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })
+  after?: string | null;
+
+  @Field(() => String, { nullable: true, description: BEFORE_DESCRIPTION })
+  before?: string | null;
 }
 
 @ArgsType()
@@ -49,17 +94,7 @@ registerEnumType(DomainOrderEnum, {
 });
 
 @ArgsType()
-export class DomainsArgs extends PageSizeArgs {
-  @Field(() => String, {
-    nullable: true,
-    description:
-      'A previous page’s `endCursor` (or an edge’s `cursor`) of this same order: the page after it (another order’s is CURSOR_ORDER_MISMATCH).',
-  })
-  @IsOptional()
-  // an opaque cursor naming its order (inputs/zone-list-cursor.ts), or an id as cursors were before 2026-11-29
-  @Matches(/^[A-Za-z0-9_-]{1,96}$/, { message: 'after must be a cursor returned as pageInfo.endCursor' })
-  after?: string;
-
+export class DomainsArgs extends PageArgs {
   @Field(() => DomainOrderEnum, {
     defaultValue: DomainOrderEnum.CREATED,
     description: 'The order of the zones; the cursors of one order page only that order.',
@@ -145,15 +180,28 @@ export class NestedRecordsArgs extends NestedListArgs {
 
 /**
  * A nested connection's page (User.domainsConnection, Domain.recordsConnection): `first` items of each parent
- * after the cursor `after`. Checked by the resolver (`nestedPage`), not class-validator (see NestedListArgs).
+ * after the cursor `after`, or `last` before `before`. Checked by the resolver (`listPage`), not class-validator
+ * (see NestedListArgs).
  */
 @ArgsType()
 export class NestedPageArgs {
-  @Field(() => Int, { defaultValue: 100, description: 'Page size per parent, 1 to MAX_PAGE_SIZE.' })
-  first: number = 100;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size per parent from the start, or after `after`: 1 to MAX_PAGE_SIZE (default 100 without `last`).',
+  })
+  first?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Page size per parent from the end, or before `before`: 1 to MAX_PAGE_SIZE; not with `first`.',
+  })
+  last?: number | null;
+
+  @Field(() => String, { nullable: true, description: AFTER_DESCRIPTION })
   after?: string | null;
+
+  @Field(() => String, { nullable: true, description: BEFORE_DESCRIPTION })
+  before?: string | null;
 }
 
 @ArgsType()

@@ -1,11 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, ArgsType, Ctx, Field, Info, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { connection } from '../types/connection';
+import { connection } from '../pages';
 import { AuditEventConnection, AuditEventType } from '../types/audit-event.type';
 import { PageArgs } from '../inputs/page.args';
-import { parseOptionalId } from '../inputs/ids';
-import { firstOf, listComplexity } from './paging';
+import { listComplexity, listPage } from './paging';
+import { bindScope } from '../inputs/cursors';
 
 @ArgsType()
 export class AuditEventsArgs extends PageArgs {
@@ -42,13 +42,14 @@ export class AuditResolver {
       zone: args.zone ?? undefined,
       actor: args.actor || undefined,
     };
-    const first = firstOf(args, ctx);
+    const scope = bindScope({ list: 'Query.auditEvents', order: 'newest', filter });
     // the admin check comes before the page is read, and again for the count (the service checks both)
     return connection(
-      first,
-      (limit) => ctx.services.audit.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      listPage(args, scope, ctx),
+      (request) => ctx.services.audit.list(ctx, filter, request),
       () => ctx.services.audit.count(ctx, filter),
       info,
+      scope,
     );
   }
 }

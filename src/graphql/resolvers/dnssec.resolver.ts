@@ -1,7 +1,7 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
-import { Max, Min } from 'class-validator';
+import { Arg, Args, ArgsType, Ctx, FieldResolver, ID, Info, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
+import type { KeyEventInfo } from '../../services/dnssec/dnssec.service';
 import {
   AddForeignDnskeysInput,
   DnssecAlgorithmEnum,
@@ -12,23 +12,18 @@ import {
   EnableDnssecInput,
 } from '../types/dnssec.type';
 import { parseId } from '../inputs/ids';
-import { Connection, ConnectionValue } from '../types/connection';
-import { parseOptionalId } from '../inputs/ids';
-import { listComplexity } from './paging';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Connection } from '../types/connection';
+import { connection, type ConnectionValue } from '../pages';
+import { listComplexity, smallPage } from './paging';
+import { SmallPageArgs } from '../inputs/page.args';
+import { bindScope } from '../inputs/cursors';
 
 @ObjectType('DnssecKeyEventConnection', { simpleResolvers: true })
 class DnssecKeyEventConnection extends Connection(DnssecKeyEventType, 'DnssecKeyEventEdge') {}
 
 @ArgsType()
-class DnssecEventsArgs {
-  @Field(() => Int, { defaultValue: 20, description: 'Page size.' })
-  @Min(1)
-  @Max(1000)
-  first!: number;
-
-  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
-  after?: string | null;
-}
+class DnssecEventsArgs extends SmallPageArgs {}
 
 /** DNSSEC per zone: `Domain.dnssec`, `enableDnssec`, `disableDnssec` (services/dnssec/dnssec.service.ts). */
 @Resolver(() => DomainType)
@@ -43,20 +38,21 @@ export class DnssecResolver {
       'The zone’s DNSSEC key events, newest first: each step of each key, with why (its history beside `changes`, which leaves the signer’s steps out). Needs read access to the zone’s DNSKEY.',
     complexity: listComplexity,
   })
-  async dnssecEvents(
+  dnssecEvents(
     @Root() domain: DomainType,
     @Args() args: DnssecEventsArgs,
     @Ctx() ctx: GraphQLContext,
-  ): Promise<ConnectionValue<DnssecKeyEventType>> {
-    const beforeId = parseOptionalId(args.after, 'after');
-    const rows = await ctx.services.dnssec.keyEvents(ctx, domain, { first: args.first + 1, beforeId });
-    const nodes = rows.slice(0, args.first);
-    const last = nodes[nodes.length - 1];
-    return {
-      nodes,
-      pageInfo: { hasNextPage: rows.length > args.first, endCursor: last ? String(last.id) : null },
-      countAll: () => ctx.services.dnssec.countKeyEvents(ctx, domain),
-    };
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ConnectionValue<KeyEventInfo>> {
+    // a zone's key events are a list of their own: its cursors page no other zone's
+    const scope = bindScope({ list: 'Domain.dnssecEvents', order: 'newest', filter: { zone: domain.id } });
+    return connection(
+      smallPage(args, scope),
+      (request) => ctx.services.dnssec.keyEvents(ctx, domain, request),
+      () => ctx.services.dnssec.countKeyEvents(ctx, domain),
+      info,
+      scope,
+    );
   }
 
   @Mutation(() => DnssecType, {

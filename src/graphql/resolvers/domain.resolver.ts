@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { asksFor } from '../selection';
-import { connection } from '../types/connection';
+import { connection, pageOf, sidesAsked } from '../pages';
 import { DomainConnection, RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
@@ -11,9 +11,10 @@ import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
 import { parseOptionalId } from '../inputs/ids';
-import { zoneListAfter, zoneListCursor } from '../inputs/zone-list-cursor';
+import { bindScope } from '../inputs/cursors';
+import type { PageRequest } from '../../repositories/read-model/rows';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
-import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
+import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './paging';
 
 /**
  * A nested `Domain.records` list's filter as its loaders key it: the same arguments give the same filter, and the
@@ -60,28 +61,29 @@ export class DomainResolver {
       kind: args.kind ?? undefined,
       health: args.health ?? undefined,
     };
-    const first = firstOf(args, ctx);
-    const after = zoneListAfter(args.after, args.orderBy);
-    const page = (limit: number) => ({ first: limit, after });
+    const scope = bindScope({ list: 'Query.domains', order: args.orderBy, filter });
+    const window = listPage(args, scope, ctx);
     // a list that shows each zone's owner or facts (the console's) reads them with the page, with the health
     // states and the propagation it shows: its zones' fields answer from what was read (ctx.loaders.listedZones)
     const withOwnersAndFacts = ['user', 'recordCount', 'dnssecState', 'dnssecStatus'].some((field) => asksFor(info, 'nodes', field));
+    const plainPage = (request: PageRequest) => ctx.services.domains.list(ctx, filter, request, args.orderBy);
     return connection(
-      first,
+      window,
       withOwnersAndFacts
-        ? async (limit) => {
+        ? async (request) => {
             const shown = {
               propagation: asksFor(info, 'nodes', 'propagation'),
               health: asksFor(info, 'nodes', 'health') ? { findings: asksFor(info, 'nodes', 'health', 'findings') } : undefined,
             };
-            const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, page(limit), args.orderBy, shown);
-            await ctx.loaders.readWithZoneList(listed.slice(0, first), shown);
+            const listed = await ctx.services.domains.listWithOwnersAndFacts(ctx, filter, request, args.orderBy, shown);
+            await ctx.loaders.readWithZoneList(listed.slice(0, window.size), shown);
             return listed.map(({ zone }) => zone);
           }
-        : (limit) => ctx.services.domains.list(ctx, filter, page(limit), args.orderBy),
+        : plainPage,
       () => ctx.services.domains.count(ctx, filter),
       info,
-      (zone) => zoneListCursor(args.orderBy, zone.id),
+      scope,
+      plainPage,
     );
   }
 
@@ -169,10 +171,20 @@ export class DomainResolver {
       "The zone's records as pages (first, after, totalCount), optionally filtered; batched over all zones of the answer in one statement.",
     complexity: listComplexity,
   })
-  recordsConnection(@Args({ validate: false }) args: NestedRecordPageArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
-    const page = nestedPage(args, ctx);
+  recordsConnection(
+    @Args({ validate: false }) args: NestedRecordPageArgs,
+    @Root() domain: DomainType,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const filter = { owner: args.owner?.toLowerCase() ?? undefined, type: typeFilter(args.type, args.recordType) };
+    // a zone's records are a list of their own: its cursors page no other zone's
+    const scope = bindScope({ list: 'Domain.recordsConnection', order: 'id', filter: { ...filter, zone: domain.id } });
+    const window = listPage(args, scope, ctx);
     primeZone(domain, ctx);
-    return ctx.loaders.recordPagesByDomain({ ...page, ...filter }).load({ id: domain.id, name: domain.name });
+    return ctx.loaders
+      .recordPagesByDomain({ ...window, ...filter, asked: sidesAsked(info) })
+      .load({ id: domain.id, name: domain.name })
+      .then((read) => pageOf(window, read.rows, scope, read.beyond, read.countAll));
   }
 }

@@ -9,22 +9,22 @@ import {
   FieldResolver,
   ID,
   Info,
-  Int,
   Mutation,
   ObjectType,
   registerEnumType,
   Resolver,
   Root,
 } from 'type-graphql';
-import { Max, Min } from 'class-validator';
 import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
-import { connection, Connection, ConnectionValue } from '../types/connection';
+import { Connection } from '../types/connection';
+import { connection, type ConnectionValue } from '../pages';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
-import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';
-import { listComplexity } from './paging';
+import { listComplexity, smallPage } from './paging';
+import { SmallPageArgs } from '../inputs/page.args';
+import { bindScope, cursorOf } from '../inputs/cursors';
 import { forgetZone } from '../loaders';
 import { ChangeAuthor } from '../types/history.type';
 
@@ -152,15 +152,7 @@ class ZoneDiff {
 }
 
 @ArgsType()
-class ChangesArgs {
-  @Field(() => Int, { defaultValue: 20, description: 'Page size.' })
-  @Min(1)
-  @Max(1000)
-  first!: number;
-
-  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
-  after?: string | null;
-}
+class ChangesArgs extends SmallPageArgs {}
 
 /** the ids of the rows a change deleted, in its journal's order */
 function deletedIds(removed: HistoryRow['removed']): number[] {
@@ -263,14 +255,16 @@ export class HistoryResolver {
     @Ctx() ctx: GraphQLContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ConnectionValue<ZoneChangeEntry>> {
-    const beforeId = parseOptionalId(args.after, 'after');
+    // a zone's history is a list of its own: its cursors page no other zone's
+    const scope = bindScope({ list: 'Domain.changes', order: 'newest', filter: { zone: domain.id } });
     const page = await connection(
-      args.first,
-      (limit) => ctx.services.history.list(ctx, domain, { first: limit, beforeId }),
+      smallPage(args, scope),
+      (request) => ctx.services.history.list(ctx, domain, request),
       () => ctx.services.history.count(ctx, domain),
       info,
+      scope,
     );
-    return { pageInfo: page.pageInfo, countAll: page.countAll, nodes: page.nodes.map((row) => toEntry(row, domain)) };
+    return { ...page, nodes: page.nodes.map((row) => toEntry(row, domain)), cursorOf: (entry) => cursorOf(scope, entry.id) };
   }
 
   @FieldResolver(() => ZoneDiff, {

@@ -1,6 +1,9 @@
 import type { ComplexityEstimatorArgs } from 'graphql-query-complexity';
 import { DomainError } from '../../errors/catalogue';
 import type { GraphQLContext } from '../context';
+import { readCursor, type BoundScope } from '../inputs/cursors';
+import type { PageWindow } from '../pages';
+import { SMALL_PAGE } from '../inputs/page.args';
 
 /** What the cost of an operation is measured with (limits.ts hands it to each field's `complexity` as `context`). */
 export interface CostContext {
@@ -16,9 +19,10 @@ export interface CostContext {
 /** a page's size without `first` (a top-level list, a nested connection), and what it is costed as */
 export const DEFAULT_PAGE_SIZE = 100;
 
-/** the items a page (a top-level list, a nested connection) is costed as: its `first`, or DEFAULT_PAGE_SIZE */
+/** the items a page (a top-level list, a nested connection) is costed as: its `first` or `last`, or DEFAULT_PAGE_SIZE */
 export function pageItems(args: Record<string, unknown>): number {
-  return typeof args.first === 'number' ? args.first : DEFAULT_PAGE_SIZE;
+  if (typeof args.first === 'number') return args.first;
+  return typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
 }
 
 /** A page costs its size times what each item asks for. */
@@ -67,12 +71,47 @@ export function nestedFirst(first: number | null | undefined, ctx: GraphQLContex
   return firstOf({ first }, ctx);
 }
 
-/** the page of a nested connection: `first` within 1..MAX_PAGE_SIZE, `after` a cursor */
-export function nestedPage(args: { first: number; after?: string | null }, ctx: GraphQLContext): { first: number; after?: number } {
-  if (!Number.isInteger(args.first) || args.first < 1) throw DomainError.invalid('first', 'first must be at least 1', 'MIN');
-  const first = firstOf(args, ctx);
-  if (args.after === null || args.after === undefined) return { first };
-  if (!/^\d{1,16}$/.test(args.after))
-    throw DomainError.invalid('after', 'after must be a cursor returned as pageInfo.endCursor', 'INVALID_CURSOR');
-  return { first, after: Number(args.after) };
+/** a connection's page arguments as a client gives them (cursors not read yet) */
+export interface PageArguments {
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+}
+
+/**
+ * The page a connection's arguments ask for (Relay's cursor connections): `first` nodes after `after` (forward,
+ * `defaultSize` without either size), or the `last` nodes before `before` (backward); a bound of the other
+ * side may come with either. A size is 1 to `maxSize` (MAX_PAGE_SIZE for most lists), and only one of them:
+ * both would be two pages at once. The cursors must be this list's (`scope`: inputs/cursors.ts).
+ */
+export function pageWindow(args: PageArguments, scope: BoundScope, sizes: { defaultSize: number; maxSize: number }): PageWindow {
+  const first = args.first ?? undefined;
+  const last = args.last ?? undefined;
+  if (first !== undefined && last !== undefined)
+    throw DomainError.invalid(
+      'last',
+      'give first or last, not both: first pages forward (after `after`), last backward (before `before`)',
+      'FIRST_AND_LAST',
+    );
+  const field = last !== undefined ? 'last' : 'first';
+  const size = last ?? first ?? sizes.defaultSize;
+  if (!Number.isInteger(size) || size < 1) throw DomainError.invalid(field, `${field} must be at least 1`, 'MIN');
+  if (size > sizes.maxSize) throw DomainError.invalid(field, `${field} must be at most ${sizes.maxSize}`, 'PAGE_TOO_LARGE');
+  return {
+    size,
+    fromEnd: last !== undefined,
+    after: readCursor(scope, 'after', args.after),
+    before: readCursor(scope, 'before', args.before),
+  };
+}
+
+/** the page of a zone's own history (Domain.changes, Domain.dnssecEvents): SMALL_PAGE's sizes */
+export function smallPage(args: PageArguments, scope: BoundScope): PageWindow {
+  return pageWindow(args, scope, SMALL_PAGE);
+}
+
+/** the page of a list sized by MAX_PAGE_SIZE (every top-level list, the nested connections), DEFAULT_PAGE_SIZE without a size */
+export function listPage(args: PageArguments, scope: BoundScope, ctx: GraphQLContext): PageWindow {
+  return pageWindow(args, scope, { defaultSize: DEFAULT_PAGE_SIZE, maxSize: ctx.services.settings.maxPageSize });
 }

@@ -3,14 +3,15 @@ import type { RecordRow } from '../../services/zones/zone-reads.service';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { forgetZone, zoneNow } from '../loaders';
 import type { GraphQLContext } from '../context';
-import { connection } from '../types/connection';
+import { connection } from '../pages';
 import { RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
 import { RecordsArgs, SearchRecordsArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { RecordInput } from '../inputs/record.input';
-import { firstOf, listComplexity } from './paging';
+import { listComplexity, listPage } from './paging';
+import { bindScope } from '../inputs/cursors';
 import { recordTypeOf, RecordTypeEnum, typeFilter } from '../types/record-type.enum';
 import { recordData, RecordDataUnion } from '../types/record-data';
 
@@ -53,12 +54,13 @@ export class RecordResolver {
       owner: args.owner ?? undefined,
       type: typeFilter(args.type, args.recordType),
     };
-    const first = firstOf(args, ctx);
+    const scope = bindScope({ list: 'Query.records', order: 'id', filter });
     return connection(
-      first,
-      (limit) => ctx.services.records.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      listPage(args, scope, ctx),
+      (request) => ctx.services.records.list(ctx, filter, request),
       () => ctx.services.records.count(ctx, filter),
       info,
+      scope,
     );
   }
 
@@ -69,12 +71,13 @@ export class RecordResolver {
   })
   searchRecords(@Args() args: SearchRecordsArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const query = { query: args.query, mode: 'substring' as const };
-    const first = firstOf(args, ctx);
+    const scope = bindScope({ list: 'Query.searchRecords', order: 'id', filter: { query: args.query } });
     return connection(
-      first,
-      (limit) => ctx.services.search.search(ctx, query, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      listPage(args, scope, ctx),
+      (request) => ctx.services.search.search(ctx, query, request),
       () => ctx.services.search.count(ctx, query),
       info,
+      scope,
     );
   }
 

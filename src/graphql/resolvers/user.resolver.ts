@@ -1,7 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import { connection } from '../types/connection';
+import { connection, pageOf, sidesAsked } from '../pages';
+import { bindScope } from '../inputs/cursors';
 import { UserConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { UserType } from '../types/user.type';
@@ -14,7 +15,7 @@ import { UserLimitsType } from '../types/limits.type';
 import { plainRecordListsBelow } from '../fast-path/plain-record-lists';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
-import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
+import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './paging';
 
 /**
  * The filters of the plain record lists asked for under a User.domains list, distinct, each as Domain.records
@@ -45,12 +46,13 @@ export class UserResolver {
   @Query(() => UserConnection, { description: 'Users the key may see (a user key: only its own).', complexity: listComplexity })
   users(@Args() args: UsersArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo) {
     const filter = { email: args.email ?? undefined };
-    const first = firstOf(args, ctx);
+    const scope = bindScope({ list: 'Query.users', order: 'id', filter });
     return connection(
-      first,
-      (limit) => ctx.services.users.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      listPage(args, scope, ctx),
+      (request) => ctx.services.users.list(ctx, filter, request),
       () => ctx.services.users.count(ctx, filter),
       info,
+      scope,
     );
   }
 
@@ -108,7 +110,19 @@ export class UserResolver {
     description: "The user's zones as pages (first, after, totalCount); batched over all users of the answer in one statement.",
     complexity: listComplexity,
   })
-  domainsConnection(@Args({ validate: false }) args: NestedDomainPageArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.domainPagesByUserId({ ...nestedPage(args, ctx), name: args.name ?? undefined }).load(user.id);
+  domainsConnection(
+    @Args({ validate: false }) args: NestedDomainPageArgs,
+    @Root() user: UserType,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const name = args.name ?? undefined;
+    // a user's zones are a list of their own: its cursors page no other user's
+    const scope = bindScope({ list: 'User.domainsConnection', order: 'id', filter: { name, user: user.id } });
+    const window = listPage(args, scope, ctx);
+    return ctx.loaders
+      .domainPagesByUserId({ ...window, name, asked: sidesAsked(info) })
+      .load(user.id)
+      .then((read) => pageOf(window, read.rows, scope, read.beyond, read.countAll));
   }
 }

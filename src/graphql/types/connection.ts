@@ -1,27 +1,21 @@
-import type { GraphQLResolveInfo } from 'graphql';
 import { ClassType, Field, Int, ObjectType } from 'type-graphql';
-import { asksFor } from '../selection';
+import type { PageInfoValue } from '../pages';
 
+/** what `pageInfo` answers (its fields: graphql/pages.ts's PageInfoValue) */
 @ObjectType({ simpleResolvers: true })
-export class PageInfo {
-  @Field()
+export class PageInfo implements PageInfoValue {
+  @Field({ description: 'Whether the list has nodes after this page (pass `endCursor` as `after` to get them).' })
   hasNextPage!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'Pass as `after` to get the next page.' })
+  @Field(() => String, { nullable: true, description: 'The last node’s cursor: pass as `after` to get the next page.' })
   endCursor!: string | null;
-}
 
-export interface ConnectionValue<T> {
-  nodes: T[];
-  pageInfo: PageInfo;
-  /** counted only when `totalCount` is selected */
-  countAll: () => Promise<number>;
-  /** a node's cursor (`after` pages after it); without it, its id: a list in id order */
-  cursorOf?: (node: T) => string;
-}
+  @Field({ description: 'Whether the list has nodes before this page (pass `startCursor` as `before`, with `last`, to get them).' })
+  hasPreviousPage!: boolean;
 
-/** the cursor of a node of a list in id order: its id */
-const idCursor = (node: object): string => String((node as { id: number | string }).id);
+  @Field(() => String, { nullable: true, description: 'The first node’s cursor: pass as `before`, with `last`, to get the page before.' })
+  startCursor!: string | null;
+}
 
 /**
  * A page of a list: `nodes`, `pageInfo` and `totalCount` (counted only when selected), and beside `nodes` the
@@ -31,7 +25,7 @@ const idCursor = (node: object): string => String((node as { id: number | string
 export function Connection<T extends object>(node: ClassType<T>, edgeName: string) {
   @ObjectType(edgeName, { simpleResolvers: true, description: 'A node of the page with its cursor (a Relay connection’s edge).' })
   class EdgeClass {
-    @Field({ description: 'Pass as `after` to get the nodes after this one.' })
+    @Field({ description: 'Pass as `after` to get the nodes after this one, or as `before` (with `last`) the nodes before it.' })
     cursor!: string;
 
     @Field(() => node)
@@ -48,7 +42,7 @@ export function Connection<T extends object>(node: ClassType<T>, edgeName: strin
 
     countAll!: () => Promise<number>;
 
-    cursorOf?: (node: T) => string;
+    cursorOf!: (node: T) => string;
 
     @Field(() => Int, { description: 'Number of items over all pages.' })
     totalCount(): Promise<number> {
@@ -57,35 +51,8 @@ export function Connection<T extends object>(node: ClassType<T>, edgeName: strin
 
     @Field(() => [EdgeClass], { description: 'The page’s nodes, each with its cursor (the same nodes as `nodes`).' })
     edges(): EdgeClass[] {
-      const cursorOf = this.cursorOf ?? idCursor;
-      return this.nodes.map((item) => ({ cursor: cursorOf(item), node: item }));
+      return this.nodes.map((item) => ({ cursor: this.cursorOf(item), node: item }));
     }
   }
   return ConnectionClass;
-}
-
-/**
- * Fetches one row more than asked, to know whether another page follows without counting. When the connection's
- * field (`info`) asks for `totalCount`, the count is read beside the page rather than after it: two statements on
- * two of the pool's connections at once, so that a page of 100,000 matches costs the longer of the two, not both.
- */
-export async function connection<T extends { id: number }>(
-  first: number,
-  fetch: (limit: number) => Promise<T[]>,
-  count: () => Promise<number>,
-  info: GraphQLResolveInfo,
-  cursorOf?: (node: T) => string,
-): Promise<ConnectionValue<T>> {
-  const counted = asksFor(info, 'totalCount') ? count() : undefined;
-  // a page that fails fails the field; its count's failure then is told by no one
-  counted?.catch(() => undefined);
-  const rows = await fetch(first + 1);
-  const nodes = rows.slice(0, first);
-  const last = nodes[nodes.length - 1];
-  return {
-    nodes,
-    pageInfo: { hasNextPage: rows.length > first, endCursor: last ? (cursorOf ?? idCursor)(last) : null },
-    countAll: counted ? () => counted : count,
-    ...(cursorOf ? { cursorOf } : {}),
-  };
 }

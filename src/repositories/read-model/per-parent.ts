@@ -1,7 +1,8 @@
 /** The nested lists' batches: child rows (a user's zones, a zone's records) for many parents in one statement */
 import type { Sql } from '../../db/pool';
 import { LAZY_TIMES } from './rows';
-import { idArray, Params, whereOf } from './statement-parts';
+import { idArray, keyset, type Params, whereOf } from './statement-parts';
+import type { PageRequest } from './rows';
 
 /**
  * A query of child rows (a user's zones, a zone's records) for a batch of parents: its select list, its
@@ -29,19 +30,20 @@ export function allChildren(query: ChildQuery, order: string[]): string {
 }
 
 /**
- * At most `limit` children of each parent after the cursor `after` (by id), in one statement for a whole batch:
- * the child query runs once per parent as a LATERAL subquery on the (parent, id) index, which stops at the
- * limit. A nested list reads what it returns: a window function (row_number() over each parent) read every
- * row of every parent before keeping the first ones, 500,000 rows and 190 ms for the first 10,000 records of
- * a 500,000-record zone, against 3 ms (docs/performance.md). Rows come in `order` (output names).
+ * At most `limit` children of each parent past the cursors (ids), in one statement for a whole batch: the child
+ * query runs once per parent as a LATERAL subquery on the (parent, id) index, which stops at the limit (read
+ * backwards for a page from the end). A nested list reads what it returns: a window function (row_number() over
+ * each parent) read every row of every parent before keeping the first ones, 500,000 rows and 190 ms for the
+ * first 10,000 records of a 500,000-record zone, against 3 ms (docs/performance.md). Rows come in `order`
+ * (output names).
  */
-function firstChildrenPerParent(query: ChildQuery, limit: number, order: string[], after?: number): string {
+function firstChildrenPerParent(query: ChildQuery, limit: number, order: string[], page: Omit<PerParentPage, 'first'> = {}): string {
   const { p, columns, from, parentColumn, idColumn, parentIds, conditions } = query;
   const parents = p.add(idArray(parentIds));
-  const ofOneParent = [`${parentColumn} = parents.id`, ...conditions];
-  if (after !== undefined) ofOneParent.push(`${idColumn} > ${p.add(after)}`);
+  const paged = keyset(p, idColumn, { first: limit, ...page });
+  const ofOneParent = [`${parentColumn} = parents.id`, ...conditions, ...paged.conditions];
   return `select children.* from unnest(${parents}::bigint[]) as parents(id)
-    cross join lateral (select ${columns} from ${from} ${whereOf(ofOneParent)} order by ${idColumn} limit ${p.add(limit)}) as children
+    cross join lateral (select ${columns} from ${from} ${whereOf(ofOneParent)} ${paged.order} limit ${p.add(limit)}) as children
     order by ${order.map((column) => `children.${column}`).join(', ')}`;
 }
 
@@ -51,20 +53,43 @@ export function childrenPerParent(query: ChildQuery, perParent: number | undefin
   return firstChildrenPerParent(query, perParent, order.map(outputName));
 }
 
-/** One page of each parent's rows: `first` after the cursor `after`. */
-export interface PerParentPage {
-  first: number;
-  after?: number;
+/** One page of each parent's rows, in id order: `first` past the cursors `after` and `before`, from the end with `fromEnd`. */
+export type PerParentPage = PageRequest;
+
+/**
+ * `first + 1` rows of each parent past the cursors, in one statement for a whole batch (`firstChildrenPerParent`):
+ * a nested connection costs one statement per level of a query, and reads at most `first + 1` rows per parent.
+ * The extra row says whether the list goes on the way it was read. Rows come in id order, or from the end
+ * backwards (`fromEnd`). Totals are counted apart, and only when asked for (`countPerParent`).
+ */
+export async function pagePerParent(sql: Sql, query: ChildQuery, page: PerParentPage): Promise<any[]> {
+  const id = outputName(query.idColumn);
+  return sql.rows(firstChildrenPerParent(query, page.first + 1, [page.fromEnd ? `${id} desc` : id], page), query.p.values, LAZY_TIMES);
 }
 
 /**
- * `first + 1` rows of each parent after the cursor, in id order, in one statement for a whole batch
- * (`firstChildrenPerParent`): a nested connection costs one statement per level of a query, and reads at most
- * `first + 1` rows per parent. The extra row says whether a next page follows. Totals are counted apart, and
- * only when asked for (`countPerParent`).
+ * The parents of the batch that have a child past their anchor (an id; none: any child) on one side, in one
+ * statement: whether a parent's list goes on past its page where the page's own read could not tell
+ * (`pageInfo.hasPreviousPage` after a cursor). Each parent's anchor is its page's edge node, so each probe is
+ * one step of the (parent, id) index.
  */
-export async function pagePerParent(sql: Sql, query: ChildQuery, page: PerParentPage): Promise<any[]> {
-  return sql.rows(firstChildrenPerParent(query, page.first + 1, [outputName(query.idColumn)], page.after), query.p.values, LAZY_TIMES);
+export async function parentsWithChildBeyond(
+  sql: Sql,
+  query: ChildQuery,
+  anchors: ReadonlyMap<number, number | undefined>,
+  side: 'after' | 'before',
+): Promise<Set<number>> {
+  const { p, from, parentColumn, idColumn, conditions } = query;
+  const ids = [...anchors.keys()];
+  const parents = `unnest(${p.add(idArray(ids))}::bigint[], ${p.add(`{${ids.map((id) => anchors.get(id) ?? 'NULL').join(',')}}`)}::bigint[])`;
+  const past =
+    side === 'after' ? `${idColumn} > coalesce(parents.anchor, 0)` : `${idColumn} < coalesce(parents.anchor, ${Number.MAX_SAFE_INTEGER})`;
+  const rows = await sql.rows(
+    `select parents.id from ${parents} as parents(id, anchor)
+      where exists (select 1 from ${from} ${whereOf([`${parentColumn} = parents.id`, ...conditions, past])})`,
+    p.values,
+  );
+  return new Set(rows.map((row) => Number(row.id)));
 }
 
 /** how many children each parent of the batch has (a parent without any: none in the map), in one statement */

@@ -3,7 +3,15 @@ import type { Sql } from '../../db/pool';
 import type { ReadRules } from '../../auth/policy';
 import { LAZY_TIMES, recordsWithZones, toDomain, type PageRequest, type RecordRow } from './rows';
 import { idArray, page, Params, whereOf } from './statement-parts';
-import { allChildren, childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
+import {
+  allChildren,
+  childrenPerParent,
+  countPerParent,
+  pagePerParent,
+  parentsWithChildBeyond,
+  type ChildQuery,
+  type PerParentPage,
+} from './per-parent';
 import { PackedRecords } from './packed-records';
 
 export interface RecordFilter {
@@ -97,15 +105,17 @@ export async function listRecords(sql: Sql, filter: RecordFilter, request?: Page
     if (records) return records;
   }
   const p = new Params();
+  // a page read from the end comes nearest its `before` first, as it was read
+  const direction = request?.fromEnd ? ' desc' : '';
   const rows = await sql.rows(
     `select q.id, q.domain_id, q.owner, q.type, q.rdata, q.ttl, z.name as zone, z.user_id as zone_user_id,
         z.serial as zone_serial, z.created_at as zone_created_at, z.kind as zone_kind
-     from (select g.*, g.domain_id is distinct from lag(g.domain_id) over (order by g.id) as first_of_zone
+     from (select g.*, g.domain_id is distinct from lag(g.domain_id) over (order by g.id${direction}) as first_of_zone
            from (select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r join domains d on d.id = r.domain_id
                  ${page(p, recordConditions(p, filter), 'r.id', request)}) g) q
      left join lateral (select d.name, d.user_id, d.serial, d.created_at, d.kind from domains d
                         where d.id = q.domain_id and q.first_of_zone limit 1) z on true
-     order by q.id`,
+     order by q.id${direction}`,
     p.values,
     LAZY_TIMES,
   );
@@ -141,6 +151,10 @@ export async function recordsByIdentity(
   }));
 }
 
+/** a page's statement whose rows are packed in id order: one read from the end (backwards) is sorted back */
+const inIdOrder = (statement: string, request: PageRequest | undefined): string =>
+  request?.fromEnd ? `select * from (${statement}) as read order by id` : statement;
+
 /**
  * A page of one zone's records (the console's zone page), read without joining its zone: the zone's row is read
  * beside the page, by a statement of its own at the same time, and given to the page's records. Joined, and its
@@ -161,7 +175,7 @@ async function recordsOfOneZone(
   const [[paged], [zone]] = await Promise.all([
     sql.rows(
       `select count(*)::int as record_count, min(domain_id) as domain_id, string_agg(${PACKED_RECORD}, chr(30)) as packed
-         from (select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r ${page(p, oneZoneConditions(p, filter), 'r.id', request)}) as paged`,
+         from (${inIdOrder(`select r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl from records r ${page(p, oneZoneConditions(p, filter), 'r.id', request)}`, request)}) as paged`,
       p.values,
     ),
     sql.rows('select id, user_id, name, serial, created_at, kind from domains where name = $1', [filter.zone], LAZY_TIMES),
@@ -177,7 +191,8 @@ async function recordsOfOneZone(
     record.zoneRow = zoneRow;
     records.push(record);
   }
-  return records;
+  // packed in id order; a page read from the end is answered as it was read, nearest its `before` first
+  return request?.fromEnd ? records.reverse() : records;
 }
 
 export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
@@ -252,6 +267,21 @@ export async function recordPagesOfDomains(
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const rows = await pagePerParent(sql, nestedRecordsQuery(new Params(), names, filter), page);
   return nestedRecordsOf(rows, names);
+}
+
+/**
+ * The zones of the batch whose records under the filter go on past their anchors (ids) on one side, in one
+ * statement: Domain.recordsConnection's pageInfo where a page's own read could not tell.
+ */
+export function domainsWithRecordsBeyond(
+  sql: Sql,
+  domains: readonly ZoneRef[],
+  anchors: ReadonlyMap<number, number | undefined>,
+  side: 'after' | 'before',
+  filter: NestedRecordFilter = {},
+): Promise<Set<number>> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
+  return parentsWithChildBeyond(sql, nestedRecordsQuery(new Params(), names, filter), anchors, side);
 }
 
 /** how many records each zone has under the filter (Domain.recordsConnection's totalCount), for a batch of zones */

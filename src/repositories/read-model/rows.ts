@@ -27,9 +27,16 @@ export interface RecordRow {
   /** the zone as the same statement saw it (record lists): a read racing a zone's deletion stays consistent */
   zoneRow?: DomainRow;
 }
+/**
+ * A keyset page of a list: at most `first` rows after the row `after` and before the row `before` (ids: rows of
+ * the list), in the list's order; with `fromEnd`, the rows nearest `before` (or the list's end) are read, in the
+ * reverse of the list's order (the caller turns them round).
+ */
 export interface PageRequest {
   first: number;
   after?: number;
+  before?: number;
+  fromEnd?: boolean;
 }
 
 /** timestamps as text, parsed when read (see ReadUserRow) */

@@ -5,8 +5,15 @@ import type { ZoneKind } from '../../entities/domain.entity';
 import type { HealthState } from '../health';
 import { PROPAGATION_COLUMNS, propagationReadOf, type PropagationRead } from '../propagation-status';
 import { LAZY_TIMES, toDate, toDomain, toUser, type DomainRow, type PageRequest, type UserRow } from './rows';
-import { idArray, page, Params, whereOf } from './statement-parts';
-import { childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
+import { idArray, keyset, page, Params, whereOf } from './statement-parts';
+import {
+  childrenPerParent,
+  countPerParent,
+  pagePerParent,
+  parentsWithChildBeyond,
+  type ChildQuery,
+  type PerParentPage,
+} from './per-parent';
 
 /**
  * the order of a zone list: creation (id), name in byte order (A-labels: alphabetical), record count, serial,
@@ -164,9 +171,9 @@ const ORDER_COLUMNS: Record<string, ((alias: string) => string) | undefined> = {
 };
 
 /**
- * An order by a fact many zones share (a record count, a kind), keyset-paged with the same cursor (a zone's id):
- * ties are broken by id, and the page after the cursor starts past the cursor zone's (fact, id) pair, read
- * from that zone as it is now
+ * An order by a fact many zones share (a record count, a kind), keyset-paged with the same cursors (a zone's id):
+ * ties are broken by id, and a page after (or before) a cursor starts past the cursor zone's (fact, id) pair,
+ * read from that zone as it is now
  */
 function pageByColumn(
   p: Params,
@@ -175,34 +182,32 @@ function pageByColumn(
   column: (alias: string) => string,
   descending: boolean,
 ): string {
-  const direction = descending ? ' desc' : '';
+  const direction = descending !== Boolean(request?.fromEnd) ? ' desc' : '';
   const order = `order by ${column('d')}${direction}, d.id${direction}`;
   if (!request) return `${whereOf(conditions)} ${order}`;
-  const all =
-    request.after === undefined
-      ? conditions
-      : [
-          ...conditions,
-          `(${column('d')}, d.id) ${descending ? '<' : '>'} (select ${column('c')}, c.id from domains c where c.id = ${p.add(request.after)})`,
-        ];
+  const past = (id: number, later: boolean) =>
+    `(${column('d')}, d.id) ${descending === later ? '<' : '>'} (select ${column('c')}, c.id from domains c where c.id = ${p.add(id)})`;
+  const all = [...conditions];
+  if (request.after !== undefined) all.push(past(request.after, true));
+  if (request.before !== undefined) all.push(past(request.before, false));
   return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
 }
 
 /**
- * Name order, keyset-paged like id order with the same cursor (a zone's id): the page after it starts past that
- * zone's name. Names are unique and compared byte-wise (collate "C"), the order of domains_name_bytes_index.
+ * Name order, keyset-paged like id order with the same cursors (a zone's id): a page after (or before) one starts
+ * past that zone's name. Names are unique and compared byte-wise (collate "C"), the order of
+ * domains_name_bytes_index, which a page read from the end reads backwards.
  */
 function pageByName(p: Params, conditions: string[], request: PageRequest | undefined, descending: boolean): string {
-  const order = `order by d.name collate "C"${descending ? ' desc' : ''}`;
-  if (!request) return `${whereOf(conditions)} ${order}`;
-  const all =
-    request.after === undefined
-      ? conditions
-      : [
-          ...conditions,
-          `d.name collate "C" ${descending ? '<' : '>'} (select c.name from domains c where c.id = ${p.add(request.after)}) collate "C"`,
-        ];
-  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
+  if (!request) return `${whereOf(conditions)} order by d.name collate "C"${descending ? ' desc' : ''}`;
+  const paged = keyset(
+    p,
+    'd.name collate "C"',
+    request,
+    descending,
+    (id) => `(select c.name from domains c where c.id = ${id}) collate "C"`,
+  );
+  return `${whereOf([...conditions, ...paged.conditions])} ${paged.order} limit ${p.add(request.first)}`;
 }
 
 /** whether a zone with this id exists (a name-ordered page after a deleted zone's cursor has no place to start) */
@@ -285,6 +290,16 @@ export async function domainPagesByUserIds(
 ): Promise<DomainRow[]> {
   const rows = await pagePerParent(sql, zonesOfUsersQuery(new Params(), userIds, filter), page);
   return rows.map(toDomain);
+}
+
+/** the users of the batch whose zones go on past their anchors (ids) on one side: User.domainsConnection's pageInfo */
+export function usersWithZonesBeyond(
+  sql: Sql,
+  anchors: ReadonlyMap<number, number | undefined>,
+  side: 'after' | 'before',
+  filter: { name?: string; readRules?: ReadRules } = {},
+): Promise<Set<number>> {
+  return parentsWithChildBeyond(sql, zonesOfUsersQuery(new Params(), [...anchors.keys()], filter), anchors, side);
 }
 
 /** how many zones each user has (User.domainsConnection's totalCount), for a batch of users */

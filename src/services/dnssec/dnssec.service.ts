@@ -47,6 +47,7 @@ import {
   setOwnDsWithdrawn,
 } from './foreign-keys';
 import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
+import type { PageRequest } from '../../repositories/read-model';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -364,11 +365,7 @@ export class DnssecService {
    * The zone's key events, newest first (docs/dnssec.md, «Key events»): each step of each key, with why. They
    * outlive the keys (a disabled zone keeps them) for HISTORY_KEEP_DAYS, as the change history does.
    */
-  async keyEvents(
-    ctx: RequestContext,
-    zone: { id: number; name: string },
-    page: { first: number; beforeId?: number },
-  ): Promise<KeyEventInfo[]> {
+  async keyEvents(ctx: RequestContext, zone: { id: number; name: string }, page: PageRequest): Promise<KeyEventInfo[]> {
     requireDnssecRead(ctx, zone.name);
     const events = await ctx.db.connection((sql) => zoneKeyEvents(sql, zone.id, page));
     return events.map(keyEventInfo);

@@ -153,14 +153,12 @@ export class DomainsService {
   ): Promise<T[]> {
     const rows = await read();
     // in name order the cursor's zone gives the place to start: once deleted, say so rather than end the list
-    if (
-      order !== undefined &&
-      order !== 'created' &&
-      rows.length === 0 &&
-      page?.after !== undefined &&
-      !(await domainExists(ctx.db, page.after))
-    )
-      throw DomainError.invalid('after', 'after: the zone of this cursor was deleted; list again from the start', 'CURSOR_GONE');
+    if (order === undefined || order === 'created' || rows.length > 0) return rows;
+    for (const argument of ['after', 'before'] as const) {
+      const id = page?.[argument];
+      if (id !== undefined && !(await domainExists(ctx.db, id)))
+        throw DomainError.invalid(argument, `${argument}: the zone of this cursor was deleted; list again from the start`, 'CURSOR_GONE');
+    }
     return rows;
   }
 

@@ -5,6 +5,7 @@ import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneChangeAt
 import type { RequestContext } from '../context';
 import type { ZoneChangesResult, ZoneChangesService, ZoneChangeSpec } from './zone-changes.service';
 import { isRestricted, readsRecord } from '../../auth/policy';
+import type { PageRequest } from '../../repositories/read-model';
 
 export type { HistoryRow };
 
@@ -45,7 +46,7 @@ function asSeenBy(ctx: RequestContext, zone: string, row: HistoryRow): HistoryRo
 export class HistoryService {
   constructor(private readonly zoneChanges: ZoneChangesService) {}
 
-  list(ctx: RequestContext, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
+  list(ctx: RequestContext, zone: { id: number; name: string }, page: PageRequest): Promise<HistoryRow[]> {
     return ctx.db.connection((sql) => zoneHistory(sql, zone, page)).then((rows) => rows.map((row) => asSeenBy(ctx, zone.name, row)));
   }
 

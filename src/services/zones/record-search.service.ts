@@ -1,8 +1,8 @@
 import { readRulesOf } from '../../auth/policy';
 import { scopeUserId } from '../../auth/principal';
 import { DomainError } from '../../errors/catalogue';
-import { likePattern, RecordRow } from '../../repositories/read-model';
-import { countSearchedRecords, RecordSearch, searchRecords } from '../../repositories/record-search';
+import { likePattern, type PageRequest, RecordRow } from '../../repositories/read-model';
+import { countSearchedRecords, searchRecords, type SearchScope } from '../../repositories/record-search';
 import type { RequestContext } from '../context';
 
 /** the longest search the service takes (a name's length, RFC 1035 §2.3.4, and then some for contents) */
@@ -40,8 +40,8 @@ function pieceOf(literalParts: string[], separators: RegExp): string {
  * record list. What it costs on large data: the trigram indexes of Migration20261202030000.
  */
 export class RecordSearchService {
-  /** a page of the matches in record id order: `first` after the record id `after` */
-  search(ctx: RequestContext, query: SearchQuery, page: { first: number; after?: number }): Promise<RecordRow[]> {
+  /** a page of the matches in record id order: `first` past the record ids `after` and `before` */
+  search(ctx: RequestContext, query: SearchQuery, page: PageRequest): Promise<RecordRow[]> {
     return searchRecords(ctx.db, { ...this.searchOf(ctx, query), ...page });
   }
 
@@ -49,7 +49,7 @@ export class RecordSearchService {
     return countSearchedRecords(ctx.db, this.searchOf(ctx, query));
   }
 
-  private searchOf(ctx: RequestContext, { query, mode, field = 'query' }: SearchQuery): Omit<RecordSearch, 'first' | 'after'> {
+  private searchOf(ctx: RequestContext, { query, mode, field = 'query' }: SearchQuery): SearchScope {
     // a name's final dot is no part of the stored names: `www.example.com.` finds `www.example.com` (a lone `.`
     // stays: every absolute name holds one, a zone having two labels at least)
     const trimmed = query.trim().toLowerCase();

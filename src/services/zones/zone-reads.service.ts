@@ -4,6 +4,7 @@ import {
   domainPagesByUserIds,
   domainsByIds,
   domainsByUserIds,
+  domainsWithRecordsBeyond,
   DomainRow,
   type ListedZone,
   NestedRecordFilter,
@@ -14,6 +15,7 @@ import {
   recordsGroupedByDomain,
   UserRow,
   usersByIds,
+  usersWithZonesBeyond,
   ZoneListFacts,
   zoneListFacts,
   ZoneRef,
@@ -62,6 +64,16 @@ export class ZoneReadsService {
     return domainPagesByUserIds(ctx.db, userIds, page, { name, readRules: readRulesOf(ctx.principal.policy) });
   }
 
+  /** the users whose zones the caller may read go on past their anchors (ids) on one side */
+  usersWithZonesBeyond(
+    ctx: RequestContext,
+    anchors: ReadonlyMap<number, number | undefined>,
+    side: 'after' | 'before',
+    name?: string,
+  ): Promise<Set<number>> {
+    return usersWithZonesBeyond(ctx.db, anchors, side, { name, readRules: readRulesOf(ctx.principal.policy) });
+  }
+
   /** how many zones of each user the caller may read (a user without any: not in the map) */
   domainCountsOfUsers(ctx: RequestContext, userIds: readonly number[], name?: string): Promise<Map<number, number>> {
     return domainCountsByUserIds(ctx.db, userIds, { name, readRules: readRulesOf(ctx.principal.policy) });
@@ -75,6 +87,17 @@ export class ZoneReadsService {
   /** a page of each zone's records the caller may read: `first + 1` after the cursor */
   recordPagesOfZones(ctx: RequestContext, zones: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordArgs): Promise<RecordRow[]> {
     return recordPagesOfDomains(ctx.db, zones, page, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
+  }
+
+  /** the zones whose records the caller may read under the filter go on past their anchors (ids) on one side */
+  zonesWithRecordsBeyond(
+    ctx: RequestContext,
+    zones: readonly ZoneRef[],
+    anchors: ReadonlyMap<number, number | undefined>,
+    side: 'after' | 'before',
+    filter: NestedRecordArgs,
+  ): Promise<Set<number>> {
+    return domainsWithRecordsBeyond(ctx.db, zones, anchors, side, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
   }
 
   /** how many records of each zone the caller may read under the filter (a zone without any: not in the map) */

@@ -19,6 +19,7 @@ type Documents = {
   '\n  mutation CreateRecord($input: RecordInput!) {\n    createRecord(input: $input) {\n      id\n      owner\n      type\n      rdata\n      ttl\n      domain {\n        id\n        serial\n        recordCount\n        soa {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n': typeof types.CreateRecordDocument;
   '\n  mutation RemoveRecord($id: ID!) {\n    removeRecord(id: $id) {\n      id\n      domain {\n        id\n        serial\n        recordCount\n        soa {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n': typeof types.RemoveRecordDocument;
   '\n  subscription ZoneChanged($zone: String!) {\n    zoneChanged(zone: $zone) {\n      domain {\n        id\n        serial\n        recordCount\n      }\n      change {\n        removedRecordIds\n        records {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n': typeof types.ZoneChangedDocument;
+  '\n  query ZonePages($orderBy: DomainOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    domains(orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n': typeof types.ZonePagesDocument;
 };
 const documents: Documents = {
   '\n  query Zone($name: String!) {\n    domain(name: $name) {\n      id\n      name\n      serial\n      recordCount\n      records {\n        id\n        owner\n        type\n        rdata\n        ttl\n      }\n    }\n  }\n':
@@ -31,6 +32,8 @@ const documents: Documents = {
     types.RemoveRecordDocument,
   '\n  subscription ZoneChanged($zone: String!) {\n    zoneChanged(zone: $zone) {\n      domain {\n        id\n        serial\n        recordCount\n      }\n      change {\n        removedRecordIds\n        records {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n':
     types.ZoneChangedDocument,
+  '\n  query ZonePages($orderBy: DomainOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    domains(orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n':
+    types.ZonePagesDocument,
 };
 
 /**
@@ -77,6 +80,12 @@ export function graphql(
 export function graphql(
   source: '\n  subscription ZoneChanged($zone: String!) {\n    zoneChanged(zone: $zone) {\n      domain {\n        id\n        serial\n        recordCount\n      }\n      change {\n        removedRecordIds\n        records {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n',
 ): (typeof documents)['\n  subscription ZoneChanged($zone: String!) {\n    zoneChanged(zone: $zone) {\n      domain {\n        id\n        serial\n        recordCount\n      }\n      change {\n        removedRecordIds\n        records {\n          id\n          owner\n          type\n          rdata\n          ttl\n        }\n      }\n    }\n  }\n'];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(
+  source: '\n  query ZonePages($orderBy: DomainOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    domains(orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n',
+): (typeof documents)['\n  query ZonePages($orderBy: DomainOrder, $first: Int, $after: String, $last: Int, $before: String) {\n    domains(orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          name\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n'];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
