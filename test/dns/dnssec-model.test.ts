@@ -1,13 +1,13 @@
 import { DNSSEC_ALGORITHMS, parseDnssecAlgorithm, privateKeyFromPkcs8, privateKeyToPkcs8 } from '../../src/dns/dnssec/algorithms';
 import { dnskeyOf, dnskeyRdata, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { keyTag } from '../../src/dns/dnssec/key-tag';
-import { base32hex, fromBase32hex, nsec3Hash } from '../../src/dns/dnssec/nsec3-hash';
+import { base32hex, fromBase32hex, nsec3Hash } from '../../src/dns/wire/nsec3-hash';
 import { rrsigLabels, signingInput, signRrset } from '../../src/dns/dnssec/rrsig';
 import { formatSignatureTime, RRSIG, rrsigCoverage } from '../../src/dns/record-types/signer-types';
 import '../../src/dns/record-types';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
 import { compareCanonicalNames, nameToWire } from '../../src/dns/wire';
-import { typeBitmap, typesOfBitmap } from '../../src/dns/dnssec/type-bitmap';
+import { typeBitmap, typesOfBitmap } from '../../src/dns/wire/type-bitmap';
 import { nameLabels } from '../../src/dns/name';
 import { CDS } from '../../src/dns/record-types/cds';
 import { CDNSKEY } from '../../src/dns/record-types/cdnskey';

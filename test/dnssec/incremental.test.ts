@@ -26,7 +26,7 @@ import {
   signKeyStep,
 } from '../../src/dns/dnssec/incremental';
 import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
-import { fromBase32hex } from '../../src/dns/dnssec/nsec3-hash';
+import { fromBase32hex } from '../../src/dns/wire/nsec3-hash';
 import { Denial, dnskeyRecords, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
 import { nameLabels, ownerToFqdn } from '../../src/dns/name';
 import { CanonicalRecord } from '../../src/dns/record';

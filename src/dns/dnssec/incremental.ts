@@ -21,7 +21,7 @@ import { getServedRecordType } from '../record-types';
 import { denialTypesOf, NSEC, RRSIG, rrsigCoverage } from '../record-types/signer-types';
 import { rdataToWire } from '../wire';
 import { nameSortKey } from './canonical-order';
-import { base32hex } from './nsec3-hash';
+import { base32hex } from '../wire/nsec3-hash';
 import {
   ancestorsOf,
   CanonicalRdata,

@@ -7,7 +7,7 @@ import { ownerToFqdn } from '../name';
 import type { CanonicalRecord } from '../record';
 import { rrsigCoverage } from '../record-types/signer-types';
 import { nameSortKey } from './canonical-order';
-import { fromBase32hex } from './nsec3-hash';
+import { fromBase32hex } from '../wire/nsec3-hash';
 
 /** the types the signer owns in a signed zone: no user change may write one (the signer writes them) */
 export const SIGNER_OWNED_TYPES: ReadonlySet<string> = new Set(['DNSKEY', 'CDS', 'CDNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);

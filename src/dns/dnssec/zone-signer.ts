@@ -19,7 +19,7 @@ import { canonicalSortKey } from './canonical-order';
 import { rememberCoverage } from './signer-records';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
-import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
+import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from '../wire/nsec3-hash';
 import { RrsigFields, signingInputOf } from './rrsig';
 import {
   NSEC,

@@ -6,8 +6,8 @@
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseBase64, parseHex, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
-import { base32hex, fromBase32hex } from '../dnssec/nsec3-hash';
-import { typeBitmap, typesOfBitmap } from '../dnssec/type-bitmap';
+import { base32hex, fromBase32hex } from '../wire/nsec3-hash';
+import { typeBitmap, typesOfBitmap } from '../wire/type-bitmap';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 /** RRSIG's RDATA (RFC 4034 §3.1), the Signer's Name in presentation form */
