@@ -1,4 +1,5 @@
-import { GqlAuditEvent, presentAuditEvent } from './presenters';
+import { ListAuditEventsDocument } from './generated/operations';
+import { presentAuditEvent } from './presenters';
 import { arrayOf, mapPages, PAGE, RouteSpec } from './route-spec';
 
 /** The audit log's REST route: /audit. */
@@ -16,7 +17,7 @@ export const AUDIT_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('AuditEvent'),
     async handle(inputs, runner) {
-      const pages = runner.pages<GqlAuditEvent>('listAuditEvents', 'auditEvents', { first: PAGE, kind: inputs.kind, since: inputs.since });
+      const pages = runner.pages(ListAuditEventsDocument, 'auditEvents', { first: PAGE, kind: inputs.kind, since: inputs.since });
       return { itemPages: mapPages(pages, presentAuditEvent) };
     },
   },

@@ -1,5 +1,19 @@
+import {
+  AddForeignDnskeysDocument,
+  ConfirmDnssecDsPublishedDocument,
+  ConfirmDnssecDsRemovedDocument,
+  DisableDnssecDocument,
+  DnssecEventsDocument,
+  EnableDnssecDocument,
+  GetDnssecDocument,
+  RemoveForeignDnskeyDocument,
+  RestoreDnssecDsDocument,
+  RollDnssecAlgorithmDocument,
+  RollDnssecKeyDocument,
+  WithdrawDnssecDsDocument,
+} from './generated/operations';
 import { DNSSEC_ALGORITHM_CHOICES, DNSSEC_ALGORITHMS, parseDnssecAlgorithm } from '../dns/dnssec/algorithms';
-import { GqlDnssec, GqlDnssecKeyEvent, presentDnssec, presentDnssecKeyEvent } from './presenters';
+import { presentDnssec, presentDnssecKeyEvent } from './presenters';
 import { arrayOf, FieldSpec, ref, RouteSpec } from './route-spec';
 
 /** A zone's DNSSEC REST routes: /domain/dnssec/:zone… (docs/dnssec.md). */
@@ -31,8 +45,12 @@ function dnssecConfirmation(what: string, operationId: 'confirmDnssecDsPublished
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<Record<string, GqlDnssec>>(operationId, { zone: inputs.zone });
-      return { body: presentDnssec(data[operationId]) };
+      const variables = { zone: inputs.zone };
+      const dnssec =
+        operationId === 'confirmDnssecDsPublished'
+          ? (await runner.run(ConfirmDnssecDsPublishedDocument, variables)).confirmDnssecDsPublished
+          : (await runner.run(ConfirmDnssecDsRemovedDocument, variables)).confirmDnssecDsRemoved;
+      return { body: presentDnssec(dnssec) };
     },
   };
 }
@@ -49,7 +67,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { dnssec: GqlDnssec } }>('getDnssec', { name: inputs.zone });
+      const data = await runner.run(GetDnssecDocument, { name: inputs.zone });
       return { body: presentDnssec(data.domain.dnssec) };
     },
   },
@@ -70,7 +88,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('DnssecKeyEvent'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { dnssecEvents: { nodes: GqlDnssecKeyEvent[] } } }>('dnssecEvents', {
+      const data = await runner.run(DnssecEventsDocument, {
         zone: inputs.zone,
         first: inputs.first ?? 100,
         after: inputs.after,
@@ -111,7 +129,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
         nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : inputs.nsec3_opt_out === 'true',
         keyLayout: inputs.key_layout,
       };
-      const data = await runner.run<{ enableDnssec: GqlDnssec }>('enableDnssec', { input });
+      const data = await runner.run(EnableDnssecDocument, { input });
       return { body: presentDnssec(data.enableDnssec) };
     },
   },
@@ -137,7 +155,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       // the router took only "true" or "false": a misspelt force is refused, not read as false
       const force = inputs.force === 'true';
-      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone, force });
+      const data = await runner.run(DisableDnssecDocument, { zone: inputs.zone, force });
       return { body: presentDnssec(data.disableDnssec) };
     },
   },
@@ -162,7 +180,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ rollDnssecKey: GqlDnssec }>('rollDnssecKey', { zone: inputs.zone, role: inputs.role });
+      const data = await runner.run(RollDnssecKeyDocument, { zone: inputs.zone, role: inputs.role });
       return { body: presentDnssec(data.rollDnssecKey) };
     },
   },
@@ -181,7 +199,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ rollDnssecAlgorithm: GqlDnssec }>('rollDnssecAlgorithm', {
+      const data = await runner.run(RollDnssecAlgorithmDocument, {
         zone: inputs.zone,
         algorithm: inputs.algorithm,
       });
@@ -213,7 +231,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     response: ref('Dnssec'),
     async handle(inputs, runner) {
       const input = { zone: inputs.zone, dnskeys: inputs.dnskeys, fetchFrom: inputs.fetch_from };
-      const data = await runner.run<{ addForeignDnskeys: GqlDnssec }>('addForeignDnskeys', { input });
+      const data = await runner.run(AddForeignDnskeysDocument, { input });
       return { body: presentDnssec(data.addForeignDnskeys) };
     },
   },
@@ -232,7 +250,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ removeForeignDnskey: GqlDnssec }>('removeForeignDnskey', {
+      const data = await runner.run(RemoveForeignDnskeyDocument, {
         zone: inputs.zone,
         id: String(inputs.id),
       });
@@ -251,7 +269,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ withdrawDnssecDs: GqlDnssec }>('withdrawDnssecDs', { zone: inputs.zone });
+      const data = await runner.run(WithdrawDnssecDsDocument, { zone: inputs.zone });
       return { body: presentDnssec(data.withdrawDnssecDs) };
     },
   },
@@ -267,7 +285,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ restoreDnssecDs: GqlDnssec }>('restoreDnssecDs', { zone: inputs.zone });
+      const data = await runner.run(RestoreDnssecDsDocument, { zone: inputs.zone });
       return { body: presentDnssec(data.restoreDnssecDs) };
     },
   },

@@ -1,4 +1,5 @@
-import { GqlTsigKey, presentTsigKey } from './presenters';
+import { CreateTsigKeyDocument, ListTsigKeysDocument, RevokeTsigKeyDocument, UpdateTsigKeyDocument } from './generated/operations';
+import { presentTsigKey } from './presenters';
 import { arrayOf, ID_PARAM, ref, RouteSpec } from './route-spec';
 
 /** The TSIG keys' REST routes (keys for DNS UPDATE): /tsigkey/… */
@@ -35,7 +36,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
     query: { user_id: { kind: 'int', description: 'only this user’s keys (admin key)' } },
     response: arrayOf('TsigKey'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ tsigKeys: GqlTsigKey[] }>('listTsigKeys', {
+      const data = await runner.run(ListTsigKeysDocument, {
         userId: inputs.user_id === undefined ? undefined : String(inputs.user_id),
       });
       return { body: data.tsigKeys.map(presentTsigKey) };
@@ -71,7 +72,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
         preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
         zone: inputs.zone,
       };
-      const data = await runner.run<{ createTsigKey: { tsigKey: GqlTsigKey; secret: string } }>('createTsigKey', { input });
+      const data = await runner.run(CreateTsigKeyDocument, { input });
       return { body: { ...presentTsigKey(data.createTsigKey.tsigKey), secret: data.createTsigKey.secret } };
     },
   },
@@ -100,7 +101,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
         preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
         zone: inputs.zone,
       };
-      const data = await runner.run<{ updateTsigKey: GqlTsigKey }>('updateTsigKey', { id: String(inputs.id), input });
+      const data = await runner.run(UpdateTsigKeyDocument, { id: String(inputs.id), input });
       return { body: presentTsigKey(data.updateTsigKey) };
     },
   },
@@ -114,7 +115,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('TsigKey'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ revokeTsigKey: GqlTsigKey }>('revokeTsigKey', { id: String(inputs.id) });
+      const data = await runner.run(RevokeTsigKeyDocument, { id: String(inputs.id) });
       return { body: presentTsigKey(data.revokeTsigKey) };
     },
   },

@@ -1,4 +1,14 @@
-import { GqlUser, GqlUserLimits, presentCreatedUser, presentUser, presentUserLimits } from './presenters';
+import {
+  CreateUserDocument,
+  DeleteUserDocument,
+  GetUserDocument,
+  GetUserLimitsDocument,
+  ListUsersDocument,
+  SetApiKeyRateDocument,
+  SetUserLimitsDocument,
+  UpdateUserDocument,
+} from './generated/operations';
+import { presentCreatedUser, presentUser, presentUserLimits } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteResult, RouteSpec, Runner } from './route-spec';
 
 /** The users' REST routes: /user/…, with their limits and an API key's own rate (/apikey/rate/:id). */
@@ -25,7 +35,7 @@ function limitInput(inputs: Inputs, fields: string[]): Record<string, number | n
 }
 
 async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
-  const data = await runner.run<{ user: GqlUser }>('getUser', {
+  const data = await runner.run(GetUserDocument, {
     id: inputs.id === undefined ? undefined : String(inputs.id),
     email: inputs.email,
   });
@@ -44,7 +54,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: { oneOf: [arrayOf('User'), ref('User')] },
     async handle(inputs, runner) {
       if (inputs.id !== undefined || inputs.email !== undefined) return getUser(inputs, runner);
-      return { itemPages: mapPages(runner.pages<GqlUser>('listUsers', 'users', { first: PAGE }), presentUser) };
+      return { itemPages: mapPages(runner.pages(ListUsersDocument, 'users', { first: PAGE }), presentUser) };
     },
   },
   {
@@ -69,7 +79,7 @@ export const USER_ROUTES: RouteSpec[] = [
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: ref('CreatedUser'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
+      const data = await runner.run(CreateUserDocument, { input: { email: inputs.email } });
       return { body: presentCreatedUser(data.createUser) };
     },
   },
@@ -85,7 +95,7 @@ export const USER_ROUTES: RouteSpec[] = [
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     async handle(inputs, runner) {
-      const data = await runner.run<{ updateUser: GqlUser }>('updateUser', { id: String(inputs.id), input: { email: inputs.email } });
+      const data = await runner.run(UpdateUserDocument, { id: String(inputs.id), input: { email: inputs.email } });
       return { body: { email: data.updateUser.email } };
     },
   },
@@ -98,7 +108,7 @@ export const USER_ROUTES: RouteSpec[] = [
     status: 204,
     params: ID_PARAM,
     async handle(inputs, runner) {
-      await runner.run('deleteUser', { id: String(inputs.id) });
+      await runner.run(DeleteUserDocument, { id: String(inputs.id) });
       return { empty: true };
     },
   },
@@ -113,7 +123,7 @@ export const USER_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('UserLimits'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ user: { limits: GqlUserLimits } }>('getUserLimits', { id: String(inputs.id) });
+      const data = await runner.run(GetUserLimitsDocument, { id: String(inputs.id) });
       return { body: presentUserLimits(data.user.limits) };
     },
   },
@@ -130,7 +140,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: ref('UserLimits'),
     async handle(inputs, runner) {
       const input = limitInput(inputs, ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone']);
-      const data = await runner.run<{ setUserLimits: GqlUserLimits }>('setUserLimits', { id: String(inputs.id), input });
+      const data = await runner.run(SetUserLimitsDocument, { id: String(inputs.id), input });
       return { body: presentUserLimits(data.setUserLimits) };
     },
   },
@@ -146,7 +156,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: ref('ApiKeyRate'),
     async handle(inputs, runner) {
       const input = limitInput(inputs, ['rate_per_second', 'rate_burst']);
-      const data = await runner.run<{ setApiKeyRate: { ratePerSecond: number | null; rateBurst: number | null } }>('setApiKeyRate', {
+      const data = await runner.run(SetApiKeyRateDocument, {
         id: String(inputs.id),
         input,
       });
