@@ -397,3 +397,187 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** the OpenAPI schema of a zone with its records (a component of the document: openapi.ts assembles them) */
+export const DOMAIN_SCHEMAS = {
+  Domain: {
+    type: 'object',
+    properties: {
+      zone_id: { type: 'integer' },
+      zone: { type: 'string' },
+      user: { type: 'object', properties: { id: { type: 'integer' }, email: { type: 'string' } } },
+      records: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'integer' },
+            owner: { type: 'string' },
+            rdata: { type: 'string' },
+            type: { type: 'string' },
+            ttl: { type: 'string' },
+          },
+        },
+      },
+    },
+    required: ['zone_id', 'zone', 'user', 'records'],
+  },
+};
+
+/** a zone's check, its propagation status, a change set and its result */
+export const ZONE_CHANGE_SCHEMAS = {
+  ZoneCheck: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      serial: { type: 'integer' },
+      warnings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            code: {
+              enum: [
+                'TARGET_IS_CNAME',
+                'TARGET_MISSING',
+                'TARGET_NO_ADDRESS',
+                'GLUE_MISSING',
+                'OCCLUDED_DATA',
+                'CAA_UNKNOWN_TAG',
+                'SPF_MULTIPLE_RECORDS',
+              ],
+            },
+            message: { type: 'string' },
+          },
+          required: ['owner', 'type', 'code', 'message'],
+        },
+      },
+    },
+    required: ['zone', 'serial', 'warnings'],
+  },
+  ZoneStatus: {
+    type: 'object',
+    properties: {
+      zone_id: { type: 'integer' },
+      zone: { type: 'string' },
+      serial: { type: 'integer' },
+      state: { enum: ['pending', 'in_sync', 'error', 'no_secondaries'] },
+      message: {
+        type: ['string', 'null'],
+        description: 'why the zone is in its state, where the servers do not tell ("no secondaries configured")',
+      },
+      servers: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            server: { type: 'string' },
+            served_serial: { type: ['integer', 'null'] },
+            state: { type: 'string' },
+            error: { type: ['string', 'null'] },
+            updated_at: { type: ['string', 'null'] },
+          },
+        },
+      },
+    },
+  },
+  ZoneChange: {
+    type: 'object',
+    description:
+      'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed)',
+    properties: {
+      kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET'] },
+      id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
+      owner: { type: 'string' },
+      type: { type: 'string' },
+      rdata: { type: 'string' },
+      ttl: { type: 'integer' },
+      rdatas: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['kind'],
+    additionalProperties: false,
+  },
+  ZoneChangesResult: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      serialBefore: { type: 'integer' },
+      serial: { type: 'integer' },
+      added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      // a dry run's (`?dry_run=true`) alone: the plan, nothing written
+      dryRun: { type: 'boolean', description: 'a dry run: nothing was written; serial is the one the set would make' },
+      rrsets: {
+        type: 'array',
+        description: 'a dry run: each RRset the set changes, its served records before and after',
+        items: {
+          type: 'object',
+          properties: {
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            before: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            after: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+          },
+          required: ['owner', 'type', 'before', 'after'],
+        },
+      },
+      disabledAdded: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      disabledRemoved: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      warnings: {
+        type: 'array',
+        items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
+      },
+    },
+    required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
+  },
+};
+
+/** a zone's history: one change as the journal keeps it, and a record as a change names it */
+export const ZONE_HISTORY_SCHEMAS = {
+  ZoneChangeEntry: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      kind: { enum: ['zone-created', 'zone-changed', 'zone-deleted'] },
+      serialBefore: { type: ['integer', 'null'] },
+      serialAfter: { type: 'integer' },
+      createdAt: { type: 'string' },
+      author: {
+        type: ['object', 'null'],
+        properties: {
+          keyId: { type: ['string', 'null'] },
+          tsigKeyId: { type: ['string', 'null'] },
+          keyName: { type: ['string', 'null'] },
+          userId: { type: ['string', 'null'] },
+          admin: { type: 'boolean' },
+        },
+      },
+      added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      findings: {
+        type: 'array',
+        description: "the warnings the change's plan answered, kept with it (docs/changes.md, «Checks on every plan»)",
+        items: {
+          type: 'object',
+          properties: {
+            code: { type: 'string' },
+            severity: { enum: ['error', 'warning'] },
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            rfc: { type: ['string', 'null'] },
+            message: { type: 'string' },
+          },
+          required: ['code', 'severity', 'owner', 'type', 'rfc', 'message'],
+        },
+      },
+    },
+    required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed', 'findings'],
+  },
+  ChangedRecord: {
+    type: 'object',
+    properties: { owner: { type: 'string' }, type: { type: 'string' }, rdata: { type: 'string' }, ttl: { type: 'integer' } },
+    required: ['owner', 'type', 'rdata', 'ttl'],
+  },
+};

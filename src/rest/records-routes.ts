@@ -138,3 +138,19 @@ export const RECORD_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** the OpenAPI schema of a record as the answers show it (a component of the document: openapi.ts assembles them) */
+export const RECORD_SCHEMAS = {
+  Record: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      owner: { type: 'string' },
+      rdata: { type: 'string' },
+      zone: { type: 'string' },
+      type: { type: 'string' },
+      ttl: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
+  },
+};

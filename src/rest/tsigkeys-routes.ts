@@ -120,3 +120,74 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** the OpenAPI schemas of a TSIG key and its policy (components of the document: openapi.ts assembles them) */
+export const TSIG_KEY_SCHEMAS = {
+  TsigKey: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      user_id: { type: ['string', 'null'], pattern: '^[0-9]+$', description: 'null: an admin key (any zone)' },
+      name: { type: 'string' },
+      algorithm: { enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] },
+      created_at: { type: 'string' },
+      revoked_at: { type: ['string', 'null'] },
+      last_used_at: { type: ['string', 'null'], description: 'written at most once a minute; null: never used' },
+      policy: { $ref: '#/components/schemas/KeyPolicy' },
+    },
+    required: ['id', 'user_id', 'name', 'algorithm', 'created_at', 'revoked_at', 'policy'],
+  },
+  PolicyRule: {
+    type: 'object',
+    description: 'zone null: every zone of the key’s user; owner null: any (`www`, `@`, `_acme-challenge.*`); types null: every type',
+    properties: {
+      zone: { type: ['string', 'null'] },
+      owner: { type: ['string', 'null'] },
+      types: { type: ['array', 'null'], items: { type: 'string' } },
+      access: { enum: ['read', 'write'] },
+    },
+    required: ['access'],
+  },
+  KeyPolicyInput: {
+    type: 'object',
+    description: 'docs/least-privilege.md: rules given (even empty) make the key restricted',
+    properties: {
+      rules: { type: 'array', items: { $ref: '#/components/schemas/PolicyRule' } },
+      may_create_zones: { type: 'boolean' },
+      may_delete_zones: { type: 'boolean' },
+      may_manage_keys: { type: 'boolean' },
+      expires_at: { type: 'string', format: 'date-time' },
+      idle_days: { type: 'integer', minimum: 1 },
+      allowed_networks: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  KeyPolicy: {
+    type: 'object',
+    properties: {
+      restricted: { type: 'boolean' },
+      preset: { enum: ['READ_ONLY', 'ONE_ZONE', 'ACME', null] },
+      rules: { type: ['array', 'null'], items: { $ref: '#/components/schemas/PolicyRule' } },
+      may_create_zones: { type: 'boolean' },
+      may_delete_zones: { type: 'boolean' },
+      may_manage_keys: { type: 'boolean' },
+      expires_at: { type: ['string', 'null'] },
+      idle_days: { type: ['integer', 'null'] },
+      allowed_networks: { type: ['array', 'null'], items: { type: 'string' } },
+    },
+    required: ['restricted', 'rules'],
+  },
+};
+
+/** a created key's answer, with its secret: listed apart, after the audit log's, where the document has always had it */
+export const CREATED_TSIG_KEY_SCHEMAS = {
+  CreatedTsigKey: {
+    allOf: [
+      { $ref: '#/components/schemas/TsigKey' },
+      {
+        type: 'object',
+        properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } },
+        required: ['secret'],
+      },
+    ],
+  },
+};

@@ -164,3 +164,48 @@ export const USER_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** a limit as the answers show it: null, the default of the settings */
+const limitSchemaFields = {
+  rate_per_second: { type: ['integer', 'null'] },
+  rate_burst: { type: ['integer', 'null'] },
+  max_zones: { type: ['integer', 'null'] },
+  max_records_per_zone: { type: ['integer', 'null'] },
+};
+
+/** a user as the answers show it; `created_at` with `separator` between date and time (listings 'T', the create answer ' ') */
+function userSchema(separator: 'T' | ' ', description: string) {
+  return {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      email: { type: 'string' },
+      created_at: { type: 'string', pattern: `^\\d{4}-\\d{2}-\\d{2}${separator}\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$`, description },
+    },
+    required: ['id', 'email', 'created_at'],
+  };
+}
+
+/** the OpenAPI schemas of a user and their limits (components of the document: openapi.ts assembles them) */
+export const USER_SCHEMAS = {
+  UserLimits: {
+    type: 'object',
+    description: 'null: the default of the settings; 0: no limit',
+    properties: {
+      ...limitSchemaFields,
+      zone_count: { type: 'integer' },
+      effective: { type: 'object', properties: limitSchemaFields },
+    },
+    required: ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone', 'zone_count', 'effective'],
+  },
+  ApiKeyRate: {
+    type: 'object',
+    properties: { rate_per_second: limitSchemaFields.rate_per_second, rate_burst: limitSchemaFields.rate_burst },
+    required: ['rate_per_second', 'rate_burst'],
+  },
+  User: userSchema('T', 'UTC, ISO 8601 without zone, microseconds'),
+  CreatedUser: {
+    ...userSchema(' ', 'UTC, date and time separated by a space, microseconds'),
+    description: 'The create-user answer: created_at with a space between date and time, as the documented interface shows it',
+  },
+};
