@@ -29,7 +29,7 @@ import { ROUTES } from './routes';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 import { Warning, WARNINGS_HEADER, warningsHeaderValue } from './warnings-header';
-import { checkInput } from '../graphql/inputs/check-input';
+import { checkInput } from '../graphql/fast-path';
 import { formatError } from '../graphql/format-error';
 import { textInputError, variableTextProblems } from '../graphql/text-input';
 import type { RequestContext } from '../services/context';
