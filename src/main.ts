@@ -10,7 +10,6 @@ import { ListenError } from './listen-error';
 import { createApp } from './app';
 import { startSubscriptions } from './http/subscriptions';
 import { createHttpServer } from './http/server';
-import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
 import { rateLimitError } from './services/rate-limits';
@@ -51,7 +50,6 @@ export interface RunningService {
 /** Starts the roles this process runs (ROLES): the HTTP API, the DNS primary and the propagation worker. */
 export async function startService(settings: Settings): Promise<RunningService> {
   setLogLevel(settings.logLevel);
-  usePreparedStatements(settings.preparedStatements === 'on');
   noteStopping(false);
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings, database.db);

@@ -23,7 +23,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Starts the floor server on a free loopback port against `databaseUrl` (the service's own database). */
 async function startWriteFloor(databaseUrl, options = {}) {
   const { readZone, writeZoneChange } = require(path.join(ROOT, 'dist', 'src', 'repositories', 'zone-writes.js'));
-  const { statementName } = require(path.join(ROOT, 'dist', 'src', 'db', 'prepared-statements.js'));
+  const { StatementNames } = require(path.join(ROOT, 'dist', 'src', 'db', 'prepared-statements.js'));
+  const statementNames = new StatementNames();
   // a statement run alone as the service runs it (its generic plan where it asks for one: src/db/pool.ts)
   const { queryAlone } = require(path.join(ROOT, 'dist', 'src', 'db', 'pool.js'));
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
@@ -45,7 +46,7 @@ async function startWriteFloor(databaseUrl, options = {}) {
     try {
       const sql = {
         rows: async (text, values = [], rowOptions) =>
-          (await queryAlone(client, { name: statementName(text), text, values }, rowOptions)).rows,
+          (await queryAlone(client, { name: statementNames.nameOf(text), text, values }, rowOptions)).rows,
         // the floor wakes no journal reader (the service signals after its commits: src/db/journal-signal.ts)
         journalWritten: () => undefined,
       };

@@ -4,6 +4,7 @@ import { AttentionDocument, type AttentionListFieldsFragment, type AttentionQuer
 import { RootBanner } from './health';
 import { when } from './identity';
 import { unicodeName } from './names';
+import { LoadFailure } from './load-failure';
 
 /** the items each list shows; its count says how many there are in all */
 const ITEMS = 20;
@@ -76,7 +77,7 @@ function AttentionItems({ list, tab, titleId }: { list: AttentionListFieldsFragm
  * time the screen opens (a zone fixed or deleted meanwhile must not linger).
  */
 export function Attention() {
-  const [result] = useQuery({ query: AttentionDocument, variables: { first: ITEMS }, requestPolicy: 'network-only' });
+  const [result, refetch] = useQuery({ query: AttentionDocument, variables: { first: ITEMS }, requestPolicy: 'network-only' });
   const attention = result.data?.attention;
   const total = attention ? KINDS.reduce((sum, kind) => sum + attention[kind.key].totalCount, 0) : 0;
   return (
@@ -84,9 +85,7 @@ export function Attention() {
       <h2 id="attention-title">Needs attention</h2>
       <RootBanner checker={result.data?.healthChecker} />
       {result.error ? (
-        <p role="alert" className="error-box">
-          {describeError(result.error)}
-        </p>
+        <LoadFailure message={describeError(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : !attention ? (
         <p role="status">Loading…</p>
       ) : total === 0 ? (

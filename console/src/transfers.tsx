@@ -8,6 +8,7 @@ import {
   ZoneTransfersDocument,
 } from './generated/graphql';
 import { useIdentity, when } from './identity';
+import { LoadFailure } from './load-failure';
 
 /**
  * A zone offered to another account (docs/people.md, «Moving a zone to another account»): the owner of the
@@ -60,9 +61,7 @@ export function ZoneTransferPanel({ zone }: { zone: string }) {
         </p>
       )}
       {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
+        <LoadFailure message={describeError(list.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />
       ) : pending.length ? (
         <ul className="transfers">
           {pending.map((t) => (

@@ -4,6 +4,7 @@ import { describeError } from './errors';
 import { ClearViewOverlayDocument, ViewOfZoneDocument, ViewsDocument, type ViewRecordOverlay } from './generated/graphql';
 import { authorOf } from './history';
 import { useIdentity } from './identity';
+import { LoadFailure } from './load-failure';
 
 /** how a record of a view's zone is marked: the base's, the view's own in place of the base's, or hidden in the view */
 const MARK: Record<ViewRecordOverlay, string> = { BASE: 'Base', REPLACE: 'Replaced by the view', HIDE: 'Hidden in the view' };
@@ -45,12 +46,7 @@ export function ViewPanel({ zone, view }: { zone: string; view: string }) {
   const [result, refetch] = useQuery({ query: ViewOfZoneDocument, variables: { zone, view }, requestPolicy: 'network-only' });
   const [{ fetching }, clear] = useMutation(ClearViewOverlayDocument);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  if (result.error)
-    return (
-      <p role="alert" className="error-box">
-        {describeError(result.error)}
-      </p>
-    );
+  if (result.error) return <LoadFailure message={describeError(result.error)} onRetry={() => refetch({ requestPolicy: 'network-only' })} />;
   const data = result.data;
   if (!data) return <p aria-live="polite">Loading the view…</p>;
   const { viewZone, viewHistory } = data;

@@ -3,6 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError, errorCode } from './errors';
 import { MoveZoneToNameserverSetDocument, NameserverSetsDocument } from './generated/graphql';
 import { useIdentity } from './identity';
+import { LoadFailure } from './load-failure';
 
 /**
  * The zone's nameserver set (docs/transfers.md, «Nameserver sets»), for every reader; the admin key may move the
@@ -67,7 +68,7 @@ function MoveForm({
   onClose: (outcome: { ok: boolean; text: string } | null) => void;
   onRefused: (text: string) => void;
 }) {
-  const [sets] = useQuery({ query: NameserverSetsDocument, requestPolicy: 'cache-and-network' });
+  const [sets, refetchSets] = useQuery({ query: NameserverSetsDocument, requestPolicy: 'cache-and-network' });
   const [{ fetching }, move] = useMutation(MoveZoneToNameserverSetDocument);
   const others = (sets.data?.nameserverSets ?? []).filter((s) => s.name !== current);
   const [target, setTarget] = useState('');
@@ -108,9 +109,7 @@ function MoveForm({
         when they are the old set&apos;s NS names.
       </p>
       {sets.error ? (
-        <p role="alert" className="error-box">
-          {describeError(sets.error)}
-        </p>
+        <LoadFailure message={describeError(sets.error)} onRetry={() => refetchSets({ requestPolicy: 'network-only' })} />
       ) : !sets.data ? (
         <p aria-live="polite">Loading nameserver sets…</p>
       ) : others.length === 0 ? (

@@ -22,6 +22,7 @@ import { ZoneNameserverSet } from './zone-set';
 import { SecondaryPanel } from './secondary';
 import { ReviewQueue } from './review';
 import { ViewPanel, ViewSwitch } from './views';
+import { LoadFailure } from './load-failure';
 
 /** the tabs, each with the permission it needs (Domain.permissions; none: every reader) */
 const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragment | null])[] = [
@@ -153,14 +154,11 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
   if (result.error) {
     const notFound = errorCode(result.error) === 'ZONE_NOT_FOUND';
     return (
-      <div role="alert" className="error-box">
-        <p>{notFound ? `There is no zone ${zone} (or this key may not see it).` : describeError(result.error)}</p>
-        {notFound ? (
-          <a href="#/">Back to the zones</a>
-        ) : (
-          <button onClick={() => refetch({ requestPolicy: 'network-only' })}>Try again</button>
-        )}
-      </div>
+      <LoadFailure
+        message={notFound ? `There is no zone ${zone} (or this key may not see it).` : describeError(result.error)}
+        onRetry={() => refetch({ requestPolicy: 'network-only' })}
+        instead={notFound ? <a href="#/">Back to the zones</a> : undefined}
+      />
     );
   }
   return (

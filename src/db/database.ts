@@ -46,6 +46,8 @@ export interface DatabaseSettings {
   dataDir: string;
   databasePoolSize: number;
   databaseFailoverWaitMs: number;
+  /** DATABASE_PREPARED_STATEMENTS; on if absent */
+  preparedStatements?: 'on' | 'off';
   /** DATABASE_REPLICA_URL, REPLICA_WAIT_MS, REPLICA_MAX_LAG_MS (db/read-replicas.ts) */
   databaseReplicaUrl?: string;
   replicaWaitMs?: number;
@@ -79,6 +81,7 @@ export async function openDatabase(settings: DatabaseSettings, log: (line: strin
     hosts,
     poolSize: settings.databasePoolSize,
     failoverWaitMs: settings.databaseFailoverWaitMs,
+    preparedStatements: settings.preparedStatements !== 'off',
   });
   // the probe says whether the database is there now: it does not wait for a primary
   watchDatabase(() => db.rows('select 1', [], { failoverWait: false }));

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, markStandbyFailure, noteDatabaseFailure, noteDat
 import { DatabaseHosts, generationOf, hostedClientClass } from './database-hosts';
 import { JOURNAL_CHANNEL, JournalSignal } from './journal-signal';
 import { Notifications } from './notifications';
-import { statementName } from './prepared-statements';
+import { StatementNames } from './prepared-statements';
 
 /**
  * Plain parameterised SQL (`$1`, `$2`…): what every repository takes. Given by the Database itself (each
@@ -83,9 +83,9 @@ function queryOn<R extends QueryResultRow = any>(client: PoolClient, config: Que
   });
 }
 
-/** the query of `text` under its prepared statement's name (db/prepared-statements.ts) */
-function queryConfig(text: string, params: unknown[], options?: RowOptions): QueryConfig {
-  const name = options?.plan === 'values' ? undefined : statementName(text);
+/** the query of `text` under its prepared statement's name among `names` (db/prepared-statements.ts), if any */
+function queryConfig(names: StatementNames | undefined, text: string, params: unknown[], options?: RowOptions): QueryConfig {
+  const name = options?.plan === 'values' ? undefined : names?.nameOf(text);
   return { name, text, values: params, ...(options?.timestamps === 'text' ? { types: TEXT_TIMESTAMPS } : {}) };
 }
 
@@ -140,6 +140,8 @@ export interface DatabaseOptions {
   hosts?: DatabaseHosts;
   /** the pool's size (DATABASE_POOL_SIZE) */
   poolSize: number;
+  /** DATABASE_PREPARED_STATEMENTS: false runs every statement unnamed (db/prepared-statements.ts); true if absent */
+  preparedStatements?: boolean;
   /**
    * DATABASE_FAILOVER_WAIT_MS: how long a unit of work that found no writable primary, or was refused before
    * anything of it could have committed, waits for the primary and runs again before it fails (503); 0 = at once
@@ -206,12 +208,17 @@ export class Database implements Sql {
    * The write engine made on a database takes its views as that database (services/write-engine/index.ts).
    */
   readonly base: Database;
+  /** whether statements run named (prepared once a connection): DATABASE_PREPARED_STATEMENTS */
+  readonly preparedStatements: boolean;
+  private readonly statementNames: StatementNames | undefined;
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
   private readonly failoverWaitMs: number;
   private readonly standby: DatabaseOptions['standby'];
 
   constructor(options: DatabaseOptions) {
+    this.preparedStatements = options.preparedStatements ?? true;
+    this.statementNames = this.preparedStatements ? new StatementNames() : undefined;
     this.failoverWaitMs = options.failoverWaitMs ?? 0;
     this.standby = options.standby;
     this.base = this;
@@ -262,14 +269,14 @@ export class Database implements Sql {
   async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
     return this.failoverWait(async () => {
       this.observe(text, params);
-      return (await this.onOwn((client) => queryAlone<T>(client, queryConfig(text, params, options), options))).rows;
+      return (await this.onOwn((client) => queryAlone<T>(client, queryConfig(this.statementNames, text, params, options), options))).rows;
     }, options?.failoverWait);
   }
 
   async affected(text: string, params: unknown[] = []): Promise<number> {
     return this.failoverWait(async () => {
       this.observe(text, params);
-      return (await this.onOwn((client) => queryOn(client, queryConfig(text, params)))).rowCount ?? 0;
+      return (await this.onOwn((client) => queryOn(client, queryConfig(this.statementNames, text, params)))).rowCount ?? 0;
     });
   }
 
@@ -514,13 +521,13 @@ export class Database implements Sql {
     return {
       rows: async <R extends QueryResultRow>(text: string, params: unknown[] = [], options?: RowOptions) => {
         this.observe(text, params);
-        const config = queryConfig(text, params, options);
+        const config = queryConfig(this.statementNames, text, params, options);
         return (await (alone ? queryAlone<R>(client, config, options, alone.sending) : queryOn<R>(client, config))).rows;
       },
       affected: async (text: string, params: unknown[] = []) => {
         this.observe(text, params);
         alone?.sending();
-        return (await queryOn(client, queryConfig(text, params))).rowCount ?? 0;
+        return (await queryOn(client, queryConfig(this.statementNames, text, params))).rowCount ?? 0;
       },
       journalWritten,
     };

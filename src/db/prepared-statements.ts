@@ -6,23 +6,22 @@
  *
  * Behind PgBouncer in transaction pooling before 1.21, a statement prepared in one transaction is not on the
  * server connection the next transaction gets ("prepared statement does not exist"):
- * DATABASE_PREPARED_STATEMENTS=off runs everything unnamed.
+ * DATABASE_PREPARED_STATEMENTS=off runs everything unnamed: the Database is made without statement names
+ * (`DatabaseOptions.preparedStatements`).
  */
-const statementNames = new Map<string, string>();
 const MAX_NAMED_STATEMENTS = 200;
-let enabled = true;
 
-export function usePreparedStatements(on: boolean): void {
-  enabled = on;
-}
+/** the statement names of one pool's connections (a Database's): a text is named once, the same on each */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
 
-/** the statement name for `text`, or undefined to run it unnamed */
-export function statementName(text: string): string | undefined {
-  if (!enabled) return undefined;
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `zk_${statementNames.size + 1}`;
-    statementNames.set(text, name);
+  /** the statement name for `text`, or undefined to run it unnamed (beyond the bounded cache) */
+  nameOf(text: string): string | undefined {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_NAMED_STATEMENTS) {
+      name = `zk_${this.names.size + 1}`;
+      this.names.set(text, name);
+    }
+    return name;
   }
-  return name;
 }

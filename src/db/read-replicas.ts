@@ -188,6 +188,7 @@ class Standby {
         poolSize,
         // a standby's read that fails is not waited for here: the primary answers it (StandbyDatabase)
         failoverWaitMs: 0,
+        preparedStatements: primary.preparedStatements,
         standby: {
           failed: (error) => {
             // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary

@@ -15,77 +15,9 @@
 import { domainToASCII } from 'node:url';
 import { isEscapedAt } from './presentation';
 import { Problem, problem } from './problem';
+import { nameWarningsOf, originOf, standaloneZoneOf, type Reading } from './reading';
 
 export type NameResult = { ok: true; name: string } | { ok: false; problems: Problem[] };
-
-/**
- * Warnings about names (NAME_NOT_HOSTNAME) are collected while a record is parsed: the type files call the name
- * parsers deep inside their RDATA grammar, and a warning never changes what they return. Parsing is
- * synchronous, so one collector at a time is enough.
- */
-let warningSink: Problem[] | undefined;
-
-/**
- * Set while record content is read whose names must be written out whole (`withFullyQualifiedNames`): the
- * PowerDNS API's content has no origin, so `www` or `@` in it is refused rather than completed with one. It holds
- * the zone the content is for (without its final dot), which a refusal's suggestion names.
- */
-let fullyQualifiedIn: string | undefined;
-
-/**
- * Runs `work` with names inside RDATA required to be fully qualified, ending with the root's dot (`mail.example.`,
- * or `.` where the root is allowed): a relative name or `@` is refused (NAME_NOT_FULLY_QUALIFIED) instead of
- * being completed with an origin (RFC 1035 §5.1 completes only in a zone file, which has one).
- */
-export function withFullyQualifiedNames<T>(zone: string, work: () => T): T {
-  const outer = fullyQualifiedIn;
-  fullyQualifiedIn = bareZone(zone);
-  try {
-    return work();
-  } finally {
-    fullyQualifiedIn = outer;
-  }
-}
-
-export function collectNameWarnings<T>(work: () => T): { result: T; warnings: Problem[] } {
-  const outer = warningSink;
-  const warnings: Problem[] = [];
-  warningSink = warnings;
-  try {
-    return { result: work(), warnings };
-  } finally {
-    warningSink = outer;
-  }
-}
-
-/**
- * collectNameWarnings for each of `items` in turn, under one collector: `work(item)`'s result, or, when reading
- * that item raised warnings, `withWarnings(result, its warnings)`. Each item's warnings are its own, as if it
- * were read alone; an RRset's 1,000 records are read without a closure, a wrapper and an empty list for each.
- */
-export function collectNameWarningsOfEach<I, T>(
-  items: readonly I[],
-  work: (item: I) => T,
-  withWarnings: (result: T, warnings: Problem[]) => T,
-): T[] {
-  const outer = warningSink;
-  let warnings: Problem[] = [];
-  warningSink = warnings;
-  try {
-    const results = new Array<T>(items.length);
-    for (let i = 0; i < items.length; i++) {
-      const result = work(items[i]);
-      if (warnings.length) {
-        results[i] = withWarnings(result, warnings);
-        warnings = [];
-        warningSink = warnings;
-      } else results[i] = result;
-    }
-    return results;
-  } finally {
-    warningSink = outer;
-  }
-}
 
 /** a label is one of: a run of octets (lower-cased ASCII letters) */
 type Label = Buffer;
@@ -282,9 +214,9 @@ function checkOctetLabels(labels: Label[], rules: LabelRules, fullLabels: Label[
     const text = labelText(label);
     if (emptyOrWildcard(text, index, rules, problems)) return;
     labelLength(text, label.length, rules, problems);
-    if (!LABEL_CHARACTERS.test(text) && warningSink) {
+    if (!LABEL_CHARACTERS.test(text) && rules.warnings) {
       const bad = [...label].find((b) => !/[a-z0-9_-]/.test(String.fromCharCode(b)))!;
-      warningSink.push(
+      rules.warnings.push(
         problem(
           field,
           'NAME_NOT_HOSTNAME',
@@ -325,6 +257,8 @@ export function wireLength(labels: string[]): number {
 
 interface LabelRules {
   field: string;
+  /** where a warning about a label goes (NAME_NOT_HOSTNAME); none: not collected */
+  warnings?: Problem[];
   /** `*` allowed as the whole left-most label (owners: RFC 4592 §2.1.1) */
   wildcard: boolean;
   /** how the name is called in messages */
@@ -478,15 +412,16 @@ function plainOwner(text: string, zone: string): string | undefined {
 /**
  * Owner names, stored relative to the zone ('@' for the apex). Absolute names inside the zone are made relative;
  * names with a trailing dot outside the zone are refused (a zone holds only data at or below its apex,
- * RFC 1034 §4.2). `_` labels are allowed (RFC 8552 attribute leaves such as `_dmarc`, `_sip._tcp`).
+ * RFC 1034 §4.2). `_` labels are allowed (RFC 8552 attribute leaves such as `_dmarc`, `_sip._tcp`). A label that
+ * is no host name's is a warning, in `warnings` when given.
  */
-export function parseOwner(input: string, zone: string, field = 'owner'): NameResult {
+export function parseOwner(input: string, zone: string, field = 'owner', warnings?: Problem[]): NameResult {
   const z = bareZone(zone);
   const text = String(input ?? '').trim();
   if (text === '' || text === '@') return { ok: true, name: '@' };
   const plain = plainOwner(text, z);
   if (plain !== undefined) return { ok: true, name: plain };
-  const rules: LabelRules = { field, wildcard: true, what: 'the owner' };
+  const rules: LabelRules = { field, wildcard: true, what: 'the owner', warnings };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
   const zoneLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
@@ -522,11 +457,13 @@ export interface RdataNameOptions {
 }
 
 /**
- * A host name inside RDATA. Relative names are completed with the origin (RFC 1035 §5.1), '@' is the origin;
- * the result is lower-case and absolute (trailing dot). Case is not significant in names (RFC 4343 §2).
+ * A host name inside RDATA. Relative names are completed with the reading's origin (RFC 1035 §5.1), '@' is the
+ * origin; the result is lower-case and absolute (trailing dot). Case is not significant in names (RFC 4343 §2).
+ * Content that stands alone (`ContentReading.standaloneIn`) has no origin: a relative name or '@' is refused.
  */
-export function parseDomainNameInRdata(input: string, zone: string, field: string, options: RdataNameOptions = {}): NameResult {
-  const z = bareZone(zone);
+export function parseDomainNameInRdata(input: string, reading: Reading, field: string, options: RdataNameOptions = {}): NameResult {
+  const z = bareZone(originOf(reading));
+  const standaloneIn = standaloneZoneOf(reading);
   const text = String(input ?? '')
     .trim()
     .replace(IDN_DOTS, '.');
@@ -534,7 +471,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   if (text === '') {
     return { ok: false, problems: [problem(field, 'NAME_EMPTY', `${field}: a domain name is missing`)] };
   }
-  if (text === '@' && fullyQualifiedIn !== undefined) return notFullyQualified(text, fullyQualifiedIn, field, what);
+  if (text === '@' && standaloneIn !== undefined) return notFullyQualified(text, standaloneIn, field, what);
   if (text === '@') return { ok: true, name: z === '' ? '.' : `${z}.` };
   if (text === '.') {
     if (options.allowRoot) return { ok: true, name: '.' };
@@ -544,15 +481,16 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   // would find no problem and no warning in it and give it back lower-cased, so it is skipped (a catalog
   // transfer parses one such name per member: a quarter of its CPU).
   if (text.length <= MAX_NAME_OCTETS - 1 && ABSOLUTE_HOST_NAME.test(text)) return { ok: true, name: text.toLowerCase() };
-  const rules: LabelRules = { field, wildcard: options.allowWildcard ?? false, what };
+  const warnings = nameWarningsOf(reading);
+  const rules: LabelRules = { field, wildcard: options.allowWildcard ?? false, what, warnings };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
-  if (!parsed.absolute && fullyQualifiedIn !== undefined) return notFullyQualified(text, fullyQualifiedIn, field, what);
+  if (!parsed.absolute && standaloneIn !== undefined) return notFullyQualified(text, standaloneIn, field, what);
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
   const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
-  if (!parsed.absolute && warningSink) {
+  if (!parsed.absolute && warnings) {
     const repeats = repeatsOrigin(field, text, parsed.labels, originLabels, z);
-    if (repeats) warningSink.push(repeats);
+    if (repeats) warnings.push(repeats);
   }
   const problems = checkOctetLabels(labels, rules);
   return problems.length ? { ok: false, problems } : { ok: true, name: labels.map(labelText).join('.') + '.' };
@@ -597,11 +535,12 @@ export function relativeOwnerRepeatsOrigin(owner: string, origin: string, field 
 }
 
 /**
- * a relative name (or `@`) where content has no origin (`withFullyQualifiedNames`); the name suggested is the one
+ * a relative name (or `@`) where content has no origin (`ContentReading.standaloneIn`); the name suggested is the one
  * a zone file would have meant in `zone`: one label (`mail`) or `@` is the zone's (`mail.example.com.`), a name
  * that already ends with the zone's or has several labels is taken with its final dot
  */
-function notFullyQualified(text: string, zone: string, field: string, what: string): NameResult {
+function notFullyQualified(text: string, standaloneIn: string, field: string, what: string): NameResult {
+  const zone = bareZone(standaloneIn);
   const lower = text.toLowerCase();
   const suggested =
     zone === '' || lower === zone || lower.endsWith(`.${zone}`) || text.includes('.')

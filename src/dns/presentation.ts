@@ -4,6 +4,7 @@
  * the same problem codes) hold for every record type.
  */
 import { inRdataField, Problem, problem } from './problem';
+import { standaloneZoneOf, type Reading } from './reading';
 
 /** the largest RDATA a resource record can carry: RDLENGTH is 16 bits (RFC 1035 §3.2.1) */
 export const MAX_RDATA_OCTETS = 65535;
@@ -116,34 +117,25 @@ export function decodeEscapes(text: string, field: string, what: string): BytesR
   return { ok: true, bytes: Buffer.from(out) };
 }
 
-/** set while content is read whose character-strings must be quoted (`withQuotedCharacterStrings`) */
-let quotedOnly = false;
-
-/**
- * Runs `work` with every character-string required in double quotes (`"v=spf1 mx -all"`): a bare word is
- * refused (UNQUOTED_STRING) instead of being taken as a string of its own, as a zone file would (RFC 1035 §5.1).
- * Text whose words would each become a string (`v=spf1 mx -all`, three strings that SPF reads joined without
- * spaces, RFC 7208 §3.3) is then never published other than as meant.
- */
-export function withQuotedCharacterStrings<T>(work: () => T): T {
-  const outer = quotedOnly;
-  quotedOnly = true;
-  try {
-    return work();
-  } finally {
-    quotedOnly = outer;
-  }
-}
-
 /**
  * Reads one <character-string> (RFC 1035 §3.3, §5.1): quoted ("two words") or a single unquoted word, with
  * escapes. Longer than 255 octets is refused: it cannot be encoded, and splitting silently would change data.
+ * In content that stands alone (`ContentReading.standaloneIn`, the PowerDNS API's) it must be quoted: a bare
+ * word is refused (UNQUOTED_STRING) instead of being taken as a string of its own, as a zone file would. Text
+ * whose words would each become a string (`v=spf1 mx -all`, three strings that SPF reads joined without spaces,
+ * RFC 7208 §3.3) is then never published other than as meant.
  */
-export function parseCharacterString(raw: string, field: string, what: string, maxOctets = MAX_CHARACTER_STRING_OCTETS): BytesResult {
+export function parseCharacterString(
+  raw: string,
+  field: string,
+  what: string,
+  reading: Reading | undefined,
+  maxOctets = MAX_CHARACTER_STRING_OCTETS,
+): BytesResult {
   let inner = raw;
   if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') && !isEscapedAt(raw, raw.length - 1)) {
     inner = raw.slice(1, -1);
-  } else if (quotedOnly) {
+  } else if (standaloneZoneOf(reading) !== undefined) {
     return {
       ok: false,
       problems: [

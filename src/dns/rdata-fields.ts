@@ -19,7 +19,7 @@ export const fieldApiName = (name: string): string => name.replace(/-([a-z0-9])/
 
 /** <character-string> text of a token (quotes and escapes removed), as UTF-8 */
 function text(token: string): string {
-  const decoded = parseCharacterString(token, 'rdata', 'text', Number.MAX_SAFE_INTEGER);
+  const decoded = parseCharacterString(token, 'rdata', 'text', undefined, Number.MAX_SAFE_INTEGER);
   return decoded.ok ? decoded.bytes.toString('utf8') : token;
 }
 

@@ -1,7 +1,7 @@
 /** One record as a whole: owner, type, RDATA and TTL validated together. */
-import { collectNameWarnings, collectNameWarningsOfEach, parseOwner, withFullyQualifiedNames } from './name';
-import { withQuotedCharacterStrings } from './presentation';
+import { parseOwner } from './name';
 import { Problem, problem } from './problem';
+import type { ContentReading } from './reading';
 import { getRecordType, listRecordTypes, type RecordTypeDefinition } from './record-types';
 import { SIGNER_TYPE_CODES } from './record-types/generic';
 import { AllowedTtls, checkTtl } from './ttl';
@@ -78,8 +78,8 @@ export function parseRecordWithOrigin(
   allowedTtls: AllowedTtls,
   rrset?: KnownRrset,
 ): RecordResult {
-  const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, input.rdata, allowedTtls, rrset));
-  return withNameWarnings(result, warnings);
+  const warnings: Problem[] = [];
+  return withNameWarnings(parseRecordFields(zone, { origin, warnings }, input, input.rdata, allowedTtls, rrset), warnings);
 }
 
 /** a record's result with the names' warnings its reading raised (a refusal keeps its problems alone) */
@@ -99,9 +99,9 @@ export function parseStandaloneRecord(zone: string, input: RecordInput, allowedT
 
 /**
  * The records of one RRset (its owner, type and TTL, and each record's content), each read as
- * parseStandaloneRecord reads it alone (its result, problems and warnings its own), under one set of the
- * readings' modes: the PowerDNS API's PATCH of 1,000 RRsets made, for each record, three closures, two
- * wrappers' objects and an input object that only its content told apart from its RRset's others.
+ * parseStandaloneRecord reads it alone (its result, problems and warnings its own), under one reading: the
+ * PowerDNS API's PATCH of 1,000 RRsets made, for each record, three closures, two wrappers' objects and an
+ * input object that only its content told apart from its RRset's others.
  */
 export function parseStandaloneRecords(
   zone: string,
@@ -112,15 +112,23 @@ export function parseStandaloneRecords(
 ): RecordResult[] {
   // content as PowerDNS reads it, where the type says it reads it otherwise (TXT's over-long string)
   const content = (rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim()))?.powerDns?.content;
-  return withFullyQualifiedNames(zone, () =>
-    withQuotedCharacterStrings(() =>
-      collectNameWarningsOfEach(
-        rdatas,
-        (rdata) => parseRecordFields(zone, '', input, content && typeof rdata === 'string' ? content(rdata) : rdata, allowedTtls, rrset),
-        withNameWarnings,
-      ),
-    ),
-  );
+  // one reading for all the records: its list of warnings is replaced only after a record that raised some,
+  // so that each record's warnings are its own
+  const reading = { origin: '', standaloneIn: zone, warnings: [] as Problem[] };
+  return rdatas.map((rdata) => {
+    const result = parseRecordFields(
+      zone,
+      reading,
+      input,
+      content && typeof rdata === 'string' ? content(rdata) : rdata,
+      allowedTtls,
+      rrset,
+    );
+    if (!reading.warnings.length) return result;
+    const warnings = reading.warnings;
+    reading.warnings = [];
+    return withNameWarnings(result, warnings);
+  });
 }
 
 /**
@@ -144,17 +152,20 @@ export function unsupportedTypeProblem(typeText: string, field: string): Problem
   return problem(field, 'UNKNOWN_TYPE', `${field}: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`);
 }
 
-/** `input`'s owner, type and TTL with `rdata` (an RRset's records share the first three) */
+/**
+ * `input`'s owner, type and TTL with `rdata` (an RRset's records share the first three), its RDATA read as
+ * `reading` says; the warnings about names go to the reading's list
+ */
 function parseRecordFields(
   zone: string,
-  origin: string,
+  reading: ContentReading,
   input: Omit<RecordInput, 'rdata'>,
   rdata: unknown,
   allowedTtls: AllowedTtls,
   rrset?: KnownRrset,
 ): RecordResult {
   const problems: Problem[] = [];
-  const owner = rrset ? { ok: true as const, name: rrset.owner } : parseOwner(input.owner ?? '', zone, 'owner');
+  const owner = rrset ? { ok: true as const, name: rrset.owner } : parseOwner(input.owner ?? '', zone, 'owner', reading.warnings);
   if (!owner.ok) problems.push(...owner.problems);
   const definition = rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim());
   let canonical: string | undefined;
@@ -163,7 +174,7 @@ function parseRecordFields(
   } else if (typeof rdata !== 'string') {
     problems.push(problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${definition.type} RDATA is missing`));
   } else {
-    const parsed = definition.parse(rdata, origin);
+    const parsed = definition.parse(rdata, reading);
     if (parsed.ok) canonical = parsed.canonical;
     else problems.push(...parsed.problems);
   }

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
-import { checkArgument } from './inputs/check-input';
 import { GraphQLSchema, GraphQLUnionType } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { EventsResolver } from './resolvers/events.resolver';
@@ -35,7 +34,7 @@ import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import { OperationLimitsResolver } from './resolvers/operation-limits.resolver';
 import { QueryAnalyticsDomainResolver, QueryAnalyticsRecordResolver } from './resolvers/query-analytics.resolver';
-import { installDirectFieldResolvers } from './fast-path';
+import { checkArgument, installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
   UserResolver,
@@ -106,7 +105,7 @@ export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
   if (existing) return existing;
   const schema = buildSchema({
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
-    // every argument checked by its class's rules as type-graphql's own check would (check-input.ts)
+    // every argument checked by its class's rules as type-graphql's own check would (fast-path/check-input.ts)
     validateFn: checkArgument,
     emitSchemaFile: false,
     // every subscription has a subscribe function of its own (LiveUpdates, fed by the journal through

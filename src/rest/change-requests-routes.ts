@@ -1,3 +1,11 @@
+import {
+  ApproveChangeRequestDocument,
+  CancelChangeRequestDocument,
+  RejectChangeRequestDocument,
+  ChangeRequestDocument,
+  ChangeRequestsDocument,
+  ProposeZoneChangeDocument,
+} from './generated/operations';
 import { DomainError } from '../errors/catalogue';
 import { isUnderReview } from '../services/zones/change-requests.service';
 import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
@@ -37,10 +45,7 @@ export async function writeOrPropose(
     if (!isUnderReview(error)) throw error;
     if (!preferences.respondAsync) throw withRestProposal(error as DomainError);
     const { zone, changes } = await proposal();
-    const data = await runner.run<{ proposeZoneChange: { zone: string; id: string; status: string; requiredApprovals: number } }>(
-      'proposeZoneChange',
-      { zone, changes },
-    );
+    const data = await runner.run(ProposeZoneChangeDocument, { zone, changes });
     const { zone: name, ...changeRequest } = data.proposeZoneChange;
     return accepted(name, changeRequest);
   }
@@ -76,9 +81,12 @@ const review = (verdict: 'approve' | 'reject'): RouteSpec => ({
   body: COMMENT,
   response: ref('ChangeRequest'),
   async handle(inputs, runner) {
-    const operation = verdict === 'approve' ? 'approveChangeRequest' : 'rejectChangeRequest';
-    const data = await runner.run<Record<string, unknown>>(operation, { id: String(inputs.id), comment: inputs.comment ?? null });
-    return { body: data[operation] };
+    const variables = { id: String(inputs.id), comment: inputs.comment ?? null };
+    const body =
+      verdict === 'approve'
+        ? (await runner.run(ApproveChangeRequestDocument, variables)).approveChangeRequest
+        : (await runner.run(RejectChangeRequestDocument, variables)).rejectChangeRequest;
+    return { body };
   },
 });
 
@@ -106,7 +114,7 @@ export const CHANGE_REQUEST_ROUTES: RouteSpec[] = [
     response: arrayOf('ChangeRequest'),
     async handle(inputs, runner) {
       const status = (inputs.status as string | undefined) ?? 'PENDING';
-      const data = await runner.run<{ changeRequests: unknown[] }>('changeRequests', {
+      const data = await runner.run(ChangeRequestsDocument, {
         zone: inputs.zone,
         status: status === 'ALL' ? null : [status],
         first: inputs.first,
@@ -125,7 +133,7 @@ export const CHANGE_REQUEST_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('ChangeRequest'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ changeRequest: unknown }>('changeRequest', { id: String(inputs.id) });
+      const data = await runner.run(ChangeRequestDocument, { id: String(inputs.id) });
       return { body: data.changeRequest };
     },
   },
@@ -141,7 +149,7 @@ export const CHANGE_REQUEST_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('ChangeRequest'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ cancelChangeRequest: unknown }>('cancelChangeRequest', { id: String(inputs.id) });
+      const data = await runner.run(CancelChangeRequestDocument, { id: String(inputs.id) });
       return { body: data.cancelChangeRequest };
     },
   },

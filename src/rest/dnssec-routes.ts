@@ -1,5 +1,19 @@
+import {
+  AddForeignDnskeysDocument,
+  ConfirmDnssecDsPublishedDocument,
+  ConfirmDnssecDsRemovedDocument,
+  DisableDnssecDocument,
+  DnssecEventsDocument,
+  EnableDnssecDocument,
+  GetDnssecDocument,
+  RemoveForeignDnskeyDocument,
+  RestoreDnssecDsDocument,
+  RollDnssecAlgorithmDocument,
+  RollDnssecKeyDocument,
+  WithdrawDnssecDsDocument,
+} from './generated/operations';
 import { DNSSEC_ALGORITHM_CHOICES, DNSSEC_ALGORITHMS, parseDnssecAlgorithm } from '../dns/dnssec/algorithms';
-import { GqlDnssec, GqlDnssecKeyEvent, presentDnssec, presentDnssecKeyEvent } from './presenters';
+import { presentDnssec, presentDnssecKeyEvent } from './presenters';
 import { arrayOf, FieldSpec, ref, RouteSpec } from './route-spec';
 
 /** A zone's DNSSEC REST routes: /domain/dnssec/:zone… (docs/dnssec.md). */
@@ -31,8 +45,12 @@ function dnssecConfirmation(what: string, operationId: 'confirmDnssecDsPublished
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<Record<string, GqlDnssec>>(operationId, { zone: inputs.zone });
-      return { body: presentDnssec(data[operationId]) };
+      const variables = { zone: inputs.zone };
+      const dnssec =
+        operationId === 'confirmDnssecDsPublished'
+          ? (await runner.run(ConfirmDnssecDsPublishedDocument, variables)).confirmDnssecDsPublished
+          : (await runner.run(ConfirmDnssecDsRemovedDocument, variables)).confirmDnssecDsRemoved;
+      return { body: presentDnssec(dnssec) };
     },
   };
 }
@@ -49,7 +67,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { dnssec: GqlDnssec } }>('getDnssec', { name: inputs.zone });
+      const data = await runner.run(GetDnssecDocument, { name: inputs.zone });
       return { body: presentDnssec(data.domain.dnssec) };
     },
   },
@@ -70,7 +88,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('DnssecKeyEvent'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { dnssecEvents: { nodes: GqlDnssecKeyEvent[] } } }>('dnssecEvents', {
+      const data = await runner.run(DnssecEventsDocument, {
         zone: inputs.zone,
         first: inputs.first ?? 100,
         after: inputs.after,
@@ -111,7 +129,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
         nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : inputs.nsec3_opt_out === 'true',
         keyLayout: inputs.key_layout,
       };
-      const data = await runner.run<{ enableDnssec: GqlDnssec }>('enableDnssec', { input });
+      const data = await runner.run(EnableDnssecDocument, { input });
       return { body: presentDnssec(data.enableDnssec) };
     },
   },
@@ -137,7 +155,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       // the router took only "true" or "false": a misspelt force is refused, not read as false
       const force = inputs.force === 'true';
-      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone, force });
+      const data = await runner.run(DisableDnssecDocument, { zone: inputs.zone, force });
       return { body: presentDnssec(data.disableDnssec) };
     },
   },
@@ -162,7 +180,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ rollDnssecKey: GqlDnssec }>('rollDnssecKey', { zone: inputs.zone, role: inputs.role });
+      const data = await runner.run(RollDnssecKeyDocument, { zone: inputs.zone, role: inputs.role });
       return { body: presentDnssec(data.rollDnssecKey) };
     },
   },
@@ -181,7 +199,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ rollDnssecAlgorithm: GqlDnssec }>('rollDnssecAlgorithm', {
+      const data = await runner.run(RollDnssecAlgorithmDocument, {
         zone: inputs.zone,
         algorithm: inputs.algorithm,
       });
@@ -213,7 +231,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     response: ref('Dnssec'),
     async handle(inputs, runner) {
       const input = { zone: inputs.zone, dnskeys: inputs.dnskeys, fetchFrom: inputs.fetch_from };
-      const data = await runner.run<{ addForeignDnskeys: GqlDnssec }>('addForeignDnskeys', { input });
+      const data = await runner.run(AddForeignDnskeysDocument, { input });
       return { body: presentDnssec(data.addForeignDnskeys) };
     },
   },
@@ -232,7 +250,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ removeForeignDnskey: GqlDnssec }>('removeForeignDnskey', {
+      const data = await runner.run(RemoveForeignDnskeyDocument, {
         zone: inputs.zone,
         id: String(inputs.id),
       });
@@ -251,7 +269,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ withdrawDnssecDs: GqlDnssec }>('withdrawDnssecDs', { zone: inputs.zone });
+      const data = await runner.run(WithdrawDnssecDsDocument, { zone: inputs.zone });
       return { body: presentDnssec(data.withdrawDnssecDs) };
     },
   },
@@ -267,7 +285,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ restoreDnssecDs: GqlDnssec }>('restoreDnssecDs', { zone: inputs.zone });
+      const data = await runner.run(RestoreDnssecDsDocument, { zone: inputs.zone });
       return { body: presentDnssec(data.restoreDnssecDs) };
     },
   },
@@ -282,3 +300,160 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     "The operator's word that the parent (outside Zonekeeper) no longer serves the DS of a zone disabling (RFC 8078 §4): it goes unsigned once the DS TTL and DNSSEC_PROPAGATION_DELAY have passed; 409 DNSSEC_NOTHING_TO_CONFIRM when the zone is not disabling",
   ),
 ];
+
+/** the OpenAPI schema of a zone's DNSSEC (a component of the document: openapi.ts assembles them) */
+export const DNSSEC_SCHEMAS = {
+  Dnssec: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      enabled: { type: 'boolean' },
+      state: { enum: ['unsigned', 'signed', 'disabling'] },
+      denial: { type: ['string', 'null'], enum: ['NSEC', 'NSEC3', null] },
+      nsec3_iterations: { type: ['integer', 'null'] },
+      nsec3_opt_out: { type: ['boolean', 'null'] },
+      ds: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          "the DS records of the zone's own KSK for the parent: key tag, algorithm, digest type, digest; empty while withdrawn. A multi-signer zone's parent needs these and each foreign_keys[].ds beside them",
+      },
+      dnskeys: {
+        type: 'array',
+        items: { type: 'string' },
+        description: "the zone's own published DNSKEYs (for the other signer of a multi-signer zone, RFC 8901, to publish)",
+      },
+      foreign_keys: {
+        type: 'array',
+        description: "the other signer's DNSKEYs (multi-signer, RFC 8901 model 2): published in the DNSKEY RRset, named by the CDS",
+        items: {
+          type: 'object',
+          properties: {
+            foreign_key_id: { type: 'integer' },
+            role: { enum: ['KSK', 'ZSK'] },
+            key_tag: { type: 'integer' },
+            algorithm: { type: 'string' },
+            dnskey: { type: 'string' },
+            ds: { type: 'array', items: { type: 'string' }, description: "a KSK's DS (SHA-256) for the parent; empty for a ZSK" },
+            source: { enum: ['value', 'fetched'] },
+            fetched_from: { type: ['string', 'null'] },
+            created_at: { type: 'string', format: 'date-time' },
+          },
+          required: ['foreign_key_id', 'role', 'key_tag', 'algorithm', 'dnskey', 'ds', 'source', 'created_at'],
+        },
+      },
+      keys: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            key_id: { type: 'integer' },
+            key_tag: { type: 'integer' },
+            role: { enum: ['KSK', 'ZSK', 'CSK'] },
+            algorithm: { type: 'string' },
+            state: { enum: ['generated', 'published', 'ready', 'active', 'retired', 'removed', 'signing', 'withdrawn'] },
+            dnskey: { type: 'string' },
+            created_at: { type: 'string', format: 'date-time' },
+            published_at: { type: ['string', 'null'], format: 'date-time' },
+            ready_at: { type: ['string', 'null'], format: 'date-time' },
+            active_at: { type: ['string', 'null'], format: 'date-time' },
+            retired_at: { type: ['string', 'null'], format: 'date-time' },
+            removed_at: { type: ['string', 'null'], format: 'date-time' },
+            next_event: { type: ['string', 'null'] },
+            next_event_at: { type: ['string', 'null'], format: 'date-time' },
+          },
+          required: ['key_id', 'key_tag', 'role', 'algorithm', 'state', 'dnskey', 'created_at'],
+        },
+      },
+      ds_withdrawn_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description:
+          "multi-signer, moving out: when the zone withdrew its own DS (POST …/ds-withdrawn); null: it wants it at the parent. While set, the CDS/CDNSKEY name the other signer's KSKs alone and ds is empty",
+      },
+      disable_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'disabling: when the zone goes unsigned (null while the parent still serves its DS)',
+      },
+      parent_ds: {
+        type: ['object', 'null'],
+        description: "what the zone waits for of its parent's DS, and the last check at DNSSEC_PARENT_DS_SERVERS",
+        properties: {
+          in_zonekeeper: { type: 'boolean' },
+          waiting_for: { enum: ['NOTHING', 'DS_PUBLICATION', 'DS_REMOVAL'] },
+          seen_at: { type: ['string', 'null'], format: 'date-time' },
+          checked_at: { type: ['string', 'null'], format: 'date-time' },
+          next_check_at: { type: ['string', 'null'], format: 'date-time' },
+          last_check: {
+            type: ['object', 'null'],
+            properties: {
+              at: { type: 'string', format: 'date-time' },
+              want: { enum: ['present', 'absent'] },
+              expected: { type: 'array', items: { type: 'string' } },
+              confirmed: { type: 'boolean' },
+              servers: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    server: { type: 'string' },
+                    ok: { type: 'boolean' },
+                    ds: { type: 'array', items: { type: 'string' } },
+                    ttl: { type: ['integer', 'null'] },
+                    transport: { type: ['string', 'null'] },
+                    error: { type: ['string', 'null'] },
+                  },
+                  required: ['server', 'ok', 'ds'],
+                },
+              },
+            },
+            required: ['at', 'want', 'expected', 'confirmed', 'servers'],
+          },
+        },
+        required: ['in_zonekeeper', 'waiting_for'],
+      },
+      algorithm_roll: {
+        type: ['object', 'null'],
+        description: 'the algorithm roll under way (RFC 6781 §4.1.4; null: none) and its step',
+        properties: {
+          from: { enum: ['ECDSAP256SHA256', 'ED25519', 'RSASHA256'] },
+          to: { enum: ['ECDSAP256SHA256', 'ED25519', 'RSASHA256'] },
+          step: { enum: ['NEW_SIGNATURES', 'NEW_DNSKEYS', 'NEW_DS', 'OLD_DNSKEYS_REMOVED'] },
+          next_step_at: {
+            type: ['string', 'null'],
+            format: 'date-time',
+            description: "when the next step is due; null: it waits for the parent's DS",
+          },
+        },
+        required: ['from', 'to', 'step', 'next_step_at'],
+      },
+    },
+    required: ['zone', 'enabled', 'state', 'ds', 'dnskeys', 'keys'],
+  },
+};
+
+/** a key's step, as the key events list it */
+export const DNSSEC_EVENT_SCHEMAS = {
+  DnssecKeyEvent: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      key_id: { type: 'integer' },
+      key_tag: { type: 'integer' },
+      role: { enum: ['KSK', 'ZSK', 'CSK'] },
+      algorithm: { type: 'string' },
+      from_state: {
+        type: ['string', 'null'],
+        enum: ['generated', 'published', 'ready', 'active', 'retired', 'removed', 'signing', 'withdrawn', null],
+        description: 'null: the step made the key',
+      },
+      to_state: { enum: ['generated', 'published', 'ready', 'active', 'retired', 'removed', 'signing', 'withdrawn'] },
+      reason: {
+        enum: ['enabled', 'rolled-by-hand', 'lifetime', 'scheduled', 'ds-seen', 'ds-confirmed', 'disabled', 'algorithm-roll'],
+      },
+      at: { type: 'string', format: 'date-time' },
+    },
+    required: ['id', 'key_id', 'key_tag', 'role', 'algorithm', 'from_state', 'to_state', 'reason', 'at'],
+  },
+};

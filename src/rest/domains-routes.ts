@@ -1,6 +1,20 @@
+import {
+  ApplyZoneChangesDocument,
+  CheckZoneDocument,
+  CreateDomainDocument,
+  CreateDomainsDocument,
+  DeleteDomainDocument,
+  DomainStatusDocument,
+  GetDomainDocument,
+  GetUserForDomainsDocument,
+  ImportZoneDocument,
+  ListDomainsDocument,
+  PlanZoneChangesDocument,
+  ZoneChangesDocument,
+} from './generated/operations';
 import { parseId } from '../graphql/inputs/ids';
 import { DomainError } from '../errors/catalogue';
-import { GqlDomain, presentDomain } from './presenters';
+import { presentDomain } from './presenters';
 import { arrayOf, FieldSpec, Inputs, mapPages, ref, RouteResult, RouteSpec, Runner, zoneSelector } from './route-spec';
 import { accepted } from './change-requests-routes';
 
@@ -10,33 +24,13 @@ const ZONE_QUERY: Record<string, FieldSpec> = {
   name: { kind: 'string', description: 'zone name' },
 };
 
-interface GqlImportResult {
-  zone: string;
-  added: number;
-  removed: number;
-  serial: number;
-  dryRun: boolean;
-  dropped: { type: string; count: number }[];
-  warnings: { line: number | null; field: string; code: string; message: string }[];
-  addedRecords: string[] | null;
-  removedRecords: string[] | null;
-  changeRequest: Record<string, unknown> | null;
-}
-
-interface GqlPropagation {
-  serial: number;
-  state: string;
-  message: string | null;
-  servers: { server: string; servedSerial: number | null; state: string; error: string | null; updatedAt: string | null }[];
-}
-
 async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
   // the path segment is a zone id when it is all digits, a zone name otherwise
   const selector =
     inputs.zoneid !== undefined
       ? zoneSelector(String(inputs.zoneid))
       : { id: inputs.id === undefined ? undefined : String(inputs.id), name: inputs.name as string | undefined };
-  const data = await runner.run<{ domain: GqlDomain }>('getDomain', selector);
+  const data = await runner.run(GetDomainDocument, selector);
   return { body: presentDomain(data.domain) };
 }
 
@@ -73,7 +67,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('Domain'),
     async handle(inputs, runner) {
-      const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, nameStartsWith: inputs.name_prefix });
+      const pages = runner.pages(ListDomainsDocument, 'domains', { first: 200, nameStartsWith: inputs.name_prefix });
       return { itemPages: mapPages(pages, presentDomain) };
     },
   },
@@ -111,8 +105,8 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     params: { userid: { kind: 'int', required: true, description: 'user id' } },
     response: arrayOf('Domain'),
     async handle(inputs, runner) {
-      await runner.run('getUserForDomains', { id: String(inputs.userid) }); // 404 for an unknown user
-      const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, userId: String(inputs.userid) });
+      await runner.run(GetUserForDomainsDocument, { id: String(inputs.userid) }); // 404 for an unknown user
+      const pages = runner.pages(ListDomainsDocument, 'domains', { first: 200, userId: String(inputs.userid) });
       return { itemPages: mapPages(pages, presentDomain) };
     },
   },
@@ -130,7 +124,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     response: { type: 'object', properties: { id: { type: 'integer' }, zone: { type: 'string' } }, required: ['id', 'zone'] },
     async handle(inputs, runner) {
-      const data = await runner.run<{ createDomain: { id: string; name: string } }>('createDomain', {
+      const data = await runner.run(CreateDomainDocument, {
         input: { userId: String(inputs.user_id), zone: inputs.zone, template: inputs.template },
       });
       return { body: { id: Number(data.createDomain.id), zone: data.createDomain.name } };
@@ -164,7 +158,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       const userId = String(inputs.user_id);
       const zones = inputs.zones as unknown[];
-      const data = await runner.run<{ createDomains: { id: string; name: string }[] }>('createDomains', {
+      const data = await runner.run(CreateDomainsDocument, {
         input: zones.map((zone) => ({ userId, zone, template: inputs.template })),
       });
       return { body: data.createDomains.map((zone) => ({ id: Number(zone.id), zone: zone.name })) };
@@ -180,7 +174,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     body: { zone: { kind: 'string', description: 'zone name' } },
     query: { zone: { kind: 'string', description: 'zone name' } },
     async handle(inputs, runner) {
-      await runner.run('deleteDomain', { zone: inputs.zone });
+      await runner.run(DeleteDomainDocument, { zone: inputs.zone });
       return { empty: true };
     },
   },
@@ -219,7 +213,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       // a dry run is its own operation, so that the set's answer without it stays what it was
       if (dryRunOf(inputs.dry_run)) {
-        const plan = await runner.run<{ applyZoneChanges: unknown }>('planZoneChanges', {
+        const plan = await runner.run(PlanZoneChangesDocument, {
           zone: inputs.zone,
           changes: inputs.changes,
           expectSerial: inputs.expectSerial,
@@ -227,10 +221,12 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         });
         return { body: plan.applyZoneChanges };
       }
-      const data = await runner.run<{ applyZoneChanges: { zone: string; changeRequest: Record<string, unknown> | null } }>(
-        'applyZoneChanges',
-        { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial, force: forceOf(inputs.force) },
-      );
+      const data = await runner.run(ApplyZoneChangesDocument, {
+        zone: inputs.zone,
+        changes: inputs.changes,
+        expectSerial: inputs.expectSerial,
+        force: forceOf(inputs.force),
+      });
       const { changeRequest, ...applied } = data.applyZoneChanges;
       // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
       if (changeRequest) return accepted(applied.zone, changeRequest);
@@ -252,7 +248,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('ZoneChangeEntry'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', {
+      const data = await runner.run(ZoneChangesDocument, {
         zone: inputs.zone,
         first: inputs.first ?? 100,
         after: inputs.after,
@@ -326,7 +322,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     proposes: 'always',
     async handle(inputs, runner) {
       // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
-      const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
+      const data = await runner.run(ImportZoneDocument, {
         zone: inputs.zone,
         text: inputs.text,
         mode: pick('mode', inputs.mode ?? 'REPLACE', ['REPLACE', 'MERGE']),
@@ -362,7 +358,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('ZoneCheck'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ checkZone: { zone: string; serial: number; warnings: unknown[] } }>('checkZone', {
+      const data = await runner.run(CheckZoneDocument, {
         zone: inputs.zone,
       });
       return { body: data.checkZone };
@@ -380,10 +376,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { id: string; name: string; propagation: GqlPropagation } }>(
-        'domainStatus',
-        zoneSelector(String(inputs.zone)),
-      );
+      const data = await runner.run(DomainStatusDocument, zoneSelector(String(inputs.zone)));
       const { propagation } = data.domain;
       return {
         body: {
@@ -404,3 +397,187 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** the OpenAPI schema of a zone with its records (a component of the document: openapi.ts assembles them) */
+export const DOMAIN_SCHEMAS = {
+  Domain: {
+    type: 'object',
+    properties: {
+      zone_id: { type: 'integer' },
+      zone: { type: 'string' },
+      user: { type: 'object', properties: { id: { type: 'integer' }, email: { type: 'string' } } },
+      records: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'integer' },
+            owner: { type: 'string' },
+            rdata: { type: 'string' },
+            type: { type: 'string' },
+            ttl: { type: 'string' },
+          },
+        },
+      },
+    },
+    required: ['zone_id', 'zone', 'user', 'records'],
+  },
+};
+
+/** a zone's check, its propagation status, a change set and its result */
+export const ZONE_CHANGE_SCHEMAS = {
+  ZoneCheck: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      serial: { type: 'integer' },
+      warnings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            code: {
+              enum: [
+                'TARGET_IS_CNAME',
+                'TARGET_MISSING',
+                'TARGET_NO_ADDRESS',
+                'GLUE_MISSING',
+                'OCCLUDED_DATA',
+                'CAA_UNKNOWN_TAG',
+                'SPF_MULTIPLE_RECORDS',
+              ],
+            },
+            message: { type: 'string' },
+          },
+          required: ['owner', 'type', 'code', 'message'],
+        },
+      },
+    },
+    required: ['zone', 'serial', 'warnings'],
+  },
+  ZoneStatus: {
+    type: 'object',
+    properties: {
+      zone_id: { type: 'integer' },
+      zone: { type: 'string' },
+      serial: { type: 'integer' },
+      state: { enum: ['pending', 'in_sync', 'error', 'no_secondaries'] },
+      message: {
+        type: ['string', 'null'],
+        description: 'why the zone is in its state, where the servers do not tell ("no secondaries configured")',
+      },
+      servers: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            server: { type: 'string' },
+            served_serial: { type: ['integer', 'null'] },
+            state: { type: 'string' },
+            error: { type: ['string', 'null'] },
+            updated_at: { type: ['string', 'null'] },
+          },
+        },
+      },
+    },
+  },
+  ZoneChange: {
+    type: 'object',
+    description:
+      'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed)',
+    properties: {
+      kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET'] },
+      id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
+      owner: { type: 'string' },
+      type: { type: 'string' },
+      rdata: { type: 'string' },
+      ttl: { type: 'integer' },
+      rdatas: { type: 'array', items: { type: 'string' } },
+    },
+    required: ['kind'],
+    additionalProperties: false,
+  },
+  ZoneChangesResult: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      serialBefore: { type: 'integer' },
+      serial: { type: 'integer' },
+      added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      // a dry run's (`?dry_run=true`) alone: the plan, nothing written
+      dryRun: { type: 'boolean', description: 'a dry run: nothing was written; serial is the one the set would make' },
+      rrsets: {
+        type: 'array',
+        description: 'a dry run: each RRset the set changes, its served records before and after',
+        items: {
+          type: 'object',
+          properties: {
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            before: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            after: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+          },
+          required: ['owner', 'type', 'before', 'after'],
+        },
+      },
+      disabledAdded: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      disabledRemoved: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      warnings: {
+        type: 'array',
+        items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
+      },
+    },
+    required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
+  },
+};
+
+/** a zone's history: one change as the journal keeps it, and a record as a change names it */
+export const ZONE_HISTORY_SCHEMAS = {
+  ZoneChangeEntry: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      kind: { enum: ['zone-created', 'zone-changed', 'zone-deleted'] },
+      serialBefore: { type: ['integer', 'null'] },
+      serialAfter: { type: 'integer' },
+      createdAt: { type: 'string' },
+      author: {
+        type: ['object', 'null'],
+        properties: {
+          keyId: { type: ['string', 'null'] },
+          tsigKeyId: { type: ['string', 'null'] },
+          keyName: { type: ['string', 'null'] },
+          userId: { type: ['string', 'null'] },
+          admin: { type: 'boolean' },
+        },
+      },
+      added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+      findings: {
+        type: 'array',
+        description: "the warnings the change's plan answered, kept with it (docs/changes.md, «Checks on every plan»)",
+        items: {
+          type: 'object',
+          properties: {
+            code: { type: 'string' },
+            severity: { enum: ['error', 'warning'] },
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            rfc: { type: ['string', 'null'] },
+            message: { type: 'string' },
+          },
+          required: ['code', 'severity', 'owner', 'type', 'rfc', 'message'],
+        },
+      },
+    },
+    required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed', 'findings'],
+  },
+  ChangedRecord: {
+    type: 'object',
+    properties: { owner: { type: 'string' }, type: { type: 'string' }, rdata: { type: 'string' }, ttl: { type: 'integer' } },
+    required: ['owner', 'type', 'rdata', 'ttl'],
+  },
+};

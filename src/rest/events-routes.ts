@@ -1,38 +1,23 @@
+import {
+  CreateWebhookDocument,
+  DeleteWebhookDocument,
+  ListEventsDocument,
+  ListWebhooksDocument,
+  RedeliverWebhookDocument,
+  RotateWebhookSecretDocument,
+  WebhookDeliveriesDocument,
+  type RestWebhookFragment,
+  type RestWebhookDeliveryFragment,
+} from './generated/operations';
 import type { FieldSpec, RouteSpec } from './route-spec';
 
 /**
  * Events out over REST (docs/events.md): the event feed and webhook subscriptions, each path one GraphQL
- * operation of src/rest/operations.ts, as every REST path is. The feed and the deliveries change without a new
+ * operation of src/rest/operations.graphql, as every REST path is. The feed and the deliveries change without a new
  * zone version, so they answer without an ETag (`uncached`).
  */
-interface GqlWebhook {
-  id: string;
-  userId: string | null;
-  url: string;
-  eventTypes: string[] | null;
-  zones: string[] | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  previousSecretUntil: string | null;
-  previousSecrets: { retiredAt: string; until: string }[];
-  createdAt: string;
-}
-interface GqlDelivery {
-  id: string;
-  eventId: string;
-  type: string;
-  zone: string | null;
-  status: string;
-  attempts: number;
-  responseCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-}
-
 /** a subscription as REST shows it (snake_case, as the API's other answers); never its secret */
-const presentWebhook = (w: GqlWebhook) => ({
+const presentWebhook = (w: RestWebhookFragment) => ({
   id: Number(w.id),
   user_id: w.userId === null ? null : Number(w.userId),
   url: w.url,
@@ -45,7 +30,7 @@ const presentWebhook = (w: GqlWebhook) => ({
   created_at: w.createdAt,
 });
 
-const presentDelivery = (d: GqlDelivery) => ({
+const presentDelivery = (d: RestWebhookDeliveryFragment) => ({
   id: Number(d.id),
   event_id: Number(d.eventId),
   type: d.type,
@@ -127,9 +112,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
       required: ['events', 'next'],
     },
     async handle(inputs, runner) {
-      const data = await runner.run<{
-        events: { events: { id: string; type: string; timestamp: string; zone: string | null; data: object }[]; next: string };
-      }>('listEvents', { after: inputs.after, limit: inputs.limit, types: inputs.types });
+      const data = await runner.run(ListEventsDocument, { after: inputs.after, limit: inputs.limit, types: inputs.types });
       return { body: { events: data.events.events.map((e) => ({ ...e, id: Number(e.id) })), next: data.events.next } };
     },
   },
@@ -157,7 +140,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
     },
     response: WITH_SECRET,
     async handle(inputs, runner) {
-      const data = await runner.run<{ createWebhook: { webhook: GqlWebhook; secret: string } }>('createWebhook', {
+      const data = await runner.run(CreateWebhookDocument, {
         url: inputs.url,
         events: inputs.events,
         zones: inputs.zones,
@@ -175,7 +158,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
     uncached: true,
     response: { type: 'array', items: WEBHOOK_SCHEMA },
     async handle(_inputs, runner) {
-      const data = await runner.run<{ webhooks: GqlWebhook[] }>('listWebhooks', {});
+      const data = await runner.run(ListWebhooksDocument, {});
       return { body: data.webhooks.map(presentWebhook) };
     },
   },
@@ -188,7 +171,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
     status: 204,
     params: ID_PARAM,
     async handle(inputs, runner) {
-      await runner.run('deleteWebhook', { id: String(inputs.id) });
+      await runner.run(DeleteWebhookDocument, { id: String(inputs.id) });
       return { empty: true };
     },
   },
@@ -226,7 +209,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
       },
     },
     async handle(inputs, runner) {
-      const data = await runner.run<{ webhookDeliveries: GqlDelivery[] }>('webhookDeliveries', {
+      const data = await runner.run(WebhookDeliveriesDocument, {
         id: String(inputs.id),
         first: inputs.first,
         before: inputs.before === undefined ? undefined : String(inputs.before),
@@ -252,7 +235,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
     },
     response: WITH_SECRET,
     async handle(inputs, runner) {
-      const data = await runner.run<{ rotateWebhookSecret: { webhook: GqlWebhook; secret: string } }>('rotateWebhookSecret', {
+      const data = await runner.run(RotateWebhookSecretDocument, {
         id: String(inputs.id),
         secret: inputs.secret,
       });
@@ -271,7 +254,7 @@ export const EVENT_ROUTES: RouteSpec[] = [
     response: { type: 'object', properties: { redelivered: { type: 'integer' } }, required: ['redelivered'] },
     async handle(inputs, runner) {
       const events = (inputs.events as unknown[] | undefined)?.map(String);
-      const data = await runner.run<{ redeliverWebhook: number }>('redeliverWebhook', { id: String(inputs.id), events });
+      const data = await runner.run(RedeliverWebhookDocument, { id: String(inputs.id), events });
       return { body: { redelivered: data.redeliverWebhook } };
     },
   },

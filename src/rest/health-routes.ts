@@ -3,14 +3,8 @@
  * operation of the same (`Domain.health`, `checkHealth`), in the REST layer's snake_case.
  */
 import { FINDING_CODES } from '../services/operations/health-checks';
+import { CheckHealthDocument, DomainHealthDocument, type RestZoneHealthFragment } from './generated/operations';
 import type { FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
-
-interface GqlZoneHealth {
-  zone: string;
-  checkedAt: string | null;
-  state: string;
-  findings: { code: string; severity: string; server: string | null; message: string; since: string }[];
-}
 
 const ZONE_PARAM: Record<string, FieldSpec> = { zone: { kind: 'string', required: true, description: 'zone name' } };
 
@@ -38,7 +32,7 @@ const ZONE_HEALTH_SCHEMA = {
   required: ['zone', 'checked_at', 'state', 'findings'],
 };
 
-function presentHealth(health: GqlZoneHealth): RouteResult {
+function presentHealth(health: RestZoneHealthFragment): RouteResult {
   return {
     body: {
       zone: health.zone,
@@ -61,7 +55,7 @@ export const HEALTH_ROUTES: RouteSpec[] = [
     params: ZONE_PARAM,
     response: ZONE_HEALTH_SCHEMA,
     async handle(inputs: Inputs, runner: Runner) {
-      const data = await runner.run<{ domain: { health: GqlZoneHealth } }>('domainHealth', { name: String(inputs.zone) });
+      const data = await runner.run(DomainHealthDocument, { name: String(inputs.zone) });
       return presentHealth(data.domain.health);
     },
   },
@@ -76,7 +70,7 @@ export const HEALTH_ROUTES: RouteSpec[] = [
     params: ZONE_PARAM,
     response: ZONE_HEALTH_SCHEMA,
     async handle(inputs: Inputs, runner: Runner) {
-      const data = await runner.run<{ checkHealth: GqlZoneHealth }>('checkHealth', { zone: String(inputs.zone) });
+      const data = await runner.run(CheckHealthDocument, { zone: String(inputs.zone) });
       return presentHealth(data.checkHealth);
     },
   },

@@ -1,53 +1,31 @@
+import type {
+  RestAuditEventFragment,
+  RestDnssecFragment,
+  RestDnssecKeyEventFragment,
+  RestDomainFragment,
+  RestRecordFragment,
+  RestTsigKeyFragment,
+  RestUserFragment,
+  RestUserLimitsFragment,
+} from './generated/operations';
+
 /**
  * GraphQL results → the documented REST shapes (docs/decisions.md §1): record `id`
  * and `zone_id` as JSON integers, user `id` as a string of digits, `ttl` as a numeric string.
  */
-export interface GqlRecord {
-  id: string | number;
-  zone: string;
-  owner: string;
-  type: string;
-  rdata: string;
-  ttl: number;
-}
-export interface GqlUser {
-  id: string;
-  email: string;
-  createdAt: string;
-}
-export interface GqlTsigKey {
-  id: string;
-  userId: string | null;
-  name: string;
-  algorithm: string;
-  createdAt: string;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  policy: {
-    restricted: boolean;
-    preset: string | null;
-    rules: { zone: string | null; owner: string | null; types: string[] | null; access: string }[] | null;
-    mayCreateZones: boolean;
-    mayDeleteZones: boolean;
-    mayManageKeys: boolean;
-    expiresAt: string | null;
-    idleDays: number | null;
-    allowedNetworks: string[] | null;
-  };
-}
-export interface GqlDomain {
-  id: string;
-  name: string;
-  user: { id: string; email: string };
-  records: GqlRecord[];
-}
 
-export function presentRecord(record: GqlRecord) {
+/**
+ * a record as GraphQL answers it, or as the service's row (the record list's stream and a create, which call
+ * the service directly): the same fields, the id a number there
+ */
+type PresentedRecord = Omit<RestRecordFragment, 'id'> & { id: string | number };
+
+export function presentRecord(record: PresentedRecord) {
   return { id: Number(record.id), owner: record.owner, rdata: record.rdata, zone: record.zone, type: record.type, ttl: String(record.ttl) };
 }
 
 /** Inside a domain's `records`, items carry no `zone`. */
-export function presentZoneRecord(record: GqlRecord) {
+export function presentZoneRecord(record: PresentedRecord) {
   return { id: Number(record.id), owner: record.owner, rdata: record.rdata, type: record.type, ttl: String(record.ttl) };
 }
 
@@ -70,16 +48,16 @@ export function spaceSeparated(iso: string): string {
   return isoWithoutZone(iso).replace('T', ' ');
 }
 
-export function presentUser(user: GqlUser) {
+export function presentUser(user: RestUserFragment) {
   return { id: String(user.id), email: user.email, created_at: isoWithoutZone(user.createdAt) };
 }
 
 /** the create-user answer: the listing's fields, `created_at` in the create answer's own form */
-export function presentCreatedUser(user: GqlUser) {
+export function presentCreatedUser(user: RestUserFragment) {
   return { ...presentUser(user), created_at: spaceSeparated(user.createdAt) };
 }
 
-export function presentTsigKey(key: GqlTsigKey) {
+export function presentTsigKey(key: RestTsigKeyFragment) {
   return {
     id: Number(key.id),
     user_id: key.userId === null ? null : String(key.userId),
@@ -102,7 +80,7 @@ export function presentTsigKey(key: GqlTsigKey) {
   };
 }
 
-export function presentDomain(domain: GqlDomain) {
+export function presentDomain(domain: RestDomainFragment) {
   return {
     zone_id: Number(domain.id),
     zone: domain.name,
@@ -111,63 +89,8 @@ export function presentDomain(domain: GqlDomain) {
   };
 }
 
-export interface GqlDnssec {
-  zone: string;
-  enabled: boolean;
-  state: string;
-  denial: string | null;
-  nsec3Iterations: number | null;
-  nsec3OptOut: boolean | null;
-  ds: string[];
-  dnskeys: string[];
-  disableAt: string | null;
-  dsWithdrawnAt: string | null;
-  parentDs: {
-    inZonekeeper: boolean;
-    waitingFor: string;
-    seenAt: string | null;
-    checkedAt: string | null;
-    nextCheckAt: string | null;
-    lastCheck: {
-      at: string;
-      want: string;
-      expected: string[];
-      confirmed: boolean;
-      servers: { server: string; ok: boolean; ds: string[]; ttl: number | null; transport: string | null; error: string | null }[];
-    } | null;
-  } | null;
-  algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
-  foreignKeys: {
-    id: string;
-    role: string;
-    keyTag: number;
-    algorithm: string;
-    dnskey: string;
-    ds: string[];
-    source: string;
-    fetchedFrom: string | null;
-    createdAt: string;
-  }[];
-  keys: {
-    id: string;
-    keyTag: number;
-    role: string;
-    algorithm: string;
-    state: string;
-    dnskey: string;
-    createdAt: string;
-    publishedAt: string | null;
-    readyAt: string | null;
-    activeAt: string | null;
-    retiredAt: string | null;
-    removedAt: string | null;
-    nextEvent: string | null;
-    nextEventAt: string | null;
-  }[];
-}
-
 /** a zone's DNSSEC in the REST layer's snake_case */
-export function presentDnssec(d: GqlDnssec) {
+export function presentDnssec(d: RestDnssecFragment) {
   return {
     zone: d.zone,
     enabled: d.enabled,
@@ -223,20 +146,8 @@ export function presentDnssec(d: GqlDnssec) {
   };
 }
 
-export interface GqlDnssecKeyEvent {
-  id: string;
-  keyId: string;
-  keyTag: number;
-  role: string;
-  algorithm: string;
-  fromState: string | null;
-  toState: string;
-  reason: string;
-  at: string;
-}
-
 /** a DNSSEC key event in the REST layer's snake_case */
-export function presentDnssecKeyEvent(e: GqlDnssecKeyEvent) {
+export function presentDnssecKeyEvent(e: RestDnssecKeyEventFragment) {
   return {
     id: Number(e.id),
     key_id: Number(e.keyId),
@@ -250,22 +161,7 @@ export function presentDnssecKeyEvent(e: GqlDnssecKeyEvent) {
   };
 }
 
-export interface GqlAuditEvent {
-  id: string;
-  at: string;
-  kind: string;
-  actorKeyType: string | null;
-  actorKeyId: string | null;
-  actorKeyName: string | null;
-  actorUserId: string | null;
-  actorAdmin: boolean;
-  subject: string | null;
-  detail: Record<string, unknown>;
-  sourceAddress: string | null;
-  count: number;
-}
-
-export function presentAuditEvent(event: GqlAuditEvent) {
+export function presentAuditEvent(event: RestAuditEventFragment) {
   const idOrNull = (value: string | null) => (value === null ? null : Number(value));
   return {
     id: Number(event.id),
@@ -283,18 +179,9 @@ export function presentAuditEvent(event: GqlAuditEvent) {
   };
 }
 
-export interface GqlUserLimits {
-  ratePerSecond: number | null;
-  rateBurst: number | null;
-  maxZones: number | null;
-  maxRecordsPerZone: number | null;
-  zoneCount: number;
-  effective: { ratePerSecond: number; rateBurst: number; maxZones: number; maxRecordsPerZone: number };
-}
-
 /** a user's limits in the REST field names (snake_case, as the other REST bodies) */
-export function presentUserLimits(limits: GqlUserLimits) {
-  const fields = (l: Omit<GqlUserLimits, 'zoneCount' | 'effective'>) => ({
+export function presentUserLimits(limits: RestUserLimitsFragment) {
+  const fields = (l: Omit<RestUserLimitsFragment, 'zoneCount' | 'effective'>) => ({
     rate_per_second: l.ratePerSecond,
     rate_burst: l.rateBurst,
     max_zones: l.maxZones,

@@ -1,5 +1,6 @@
+import { DeleteRecordDocument, GetRecordDocument, UpdateRecordDocument } from './generated/operations';
 import { RecordInput } from '../graphql/inputs/record.input';
-import { GqlRecord, presentRecord } from './presenters';
+import { presentRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
 import { writeOrPropose } from './change-requests-routes';
 
@@ -53,7 +54,7 @@ export const RECORD_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('Record'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
+      const data = await runner.run(GetRecordDocument, { id: String(inputs.id) });
       return { body: presentRecord(data.record) };
     },
   },
@@ -100,7 +101,7 @@ export const RECORD_ROUTES: RouteSpec[] = [
         runner,
         preferences,
         async () => {
-          const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
+          const data = await runner.run(UpdateRecordDocument, { id: String(inputs.id), input: recordInput(inputs) });
           return { body: presentRecord(data.updateRecord) };
         },
         // the record replaced by id, as a change set's REPLACE; its zone is the body's (a record of another is not found)
@@ -125,15 +126,31 @@ export const RECORD_ROUTES: RouteSpec[] = [
         runner,
         preferences,
         async () => {
-          await runner.run('deleteRecord', { id: String(inputs.id) });
+          await runner.run(DeleteRecordDocument, { id: String(inputs.id) });
           return { empty: true };
         },
         // the record removed by id, in the zone it is of
         async () => {
-          const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
+          const data = await runner.run(GetRecordDocument, { id: String(inputs.id) });
           return { zone: data.record.zone, changes: [{ kind: 'REMOVE', id: inputs.id as number }] };
         },
       );
     },
   },
 ];
+
+/** the OpenAPI schema of a record as the answers show it (a component of the document: openapi.ts assembles them) */
+export const RECORD_SCHEMAS = {
+  Record: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      owner: { type: 'string' },
+      rdata: { type: 'string' },
+      zone: { type: 'string' },
+      type: { type: 'string' },
+      ttl: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
+  },
+};

@@ -1,6 +1,6 @@
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
-import type { OPERATIONS } from './operations';
+import { GetUserForDomainsDocument, RecordExistsDocument, ZoneExistsDocument, type TypedDocumentString } from './generated/operations';
 
 /**
  * The REST compatibility layer as a table (docs/decisions.md §1): each documented
@@ -37,9 +37,21 @@ export interface FieldSpec {
 }
 export type Inputs = Record<string, string | number | unknown[] | null | undefined>;
 
+/** an operation's variables as a route hands them: only the names the operation declares, any value */
+export type VariablesOf<TVariables> = { [name in keyof TVariables]?: unknown };
+/** one page of a paged GraphQL list (a connection) */
+export interface Page<TNode> {
+  nodes: readonly TNode[];
+  pageInfo: { hasNextPage: boolean; endCursor?: string | null };
+}
+
 export interface Runner {
-  /** runs one GraphQL operation as the caller; a GraphQL error becomes the REST error */
-  run<T = any>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T>;
+  /**
+   * runs one of the REST layer's GraphQL operations (src/rest/operations.graphql) as the caller, answering its
+   * data as the generated type says; a GraphQL error becomes the REST error. The variables are named as the
+   * operation names them, their values checked by the operation's own coercion
+   */
+  run<TResult, TVariables>(operation: TypedDocumentString<TResult, TVariables>, variables: VariablesOf<TVariables>): Promise<TResult>;
   /**
    * A write whose operation would only hand one input object to one service method and answer what it returns:
    * the service called as the caller, without the GraphQL execution around it (graphql-jit, type-graphql's
@@ -59,7 +71,11 @@ export interface Runner {
    * nodes, are what is awaited: an await per node of a 100,000-record list cost ~0.2 s (docs/performance.md,
    * «Reading zones»)
    */
-  pages<T = any>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>): AsyncIterable<readonly T[]>;
+  pages<K extends string, TNode, TVariables>(
+    operation: TypedDocumentString<Record<K, Page<TNode>>, TVariables>,
+    field: K,
+    variables: VariablesOf<TVariables>,
+  ): AsyncIterable<readonly TNode[]>;
   /**
    * What a service reads as a stream, called as the caller: the bulk answers (every record of a list, a zone
    * file of a million records) that no GraphQL execution shapes, where resolving and completing each field of
@@ -150,7 +166,7 @@ export async function checkNamedObject(
   params: Record<string, string>,
   runner: Runner,
 ): Promise<void> {
-  if (kind === 'zone') await runner.run('zoneExists', zoneSelector(String(params.zone)));
-  else if (kind === 'record') await runner.run('recordExists', { id: String(params.id) });
-  else await runner.run('getUserForDomains', { id: String(params.id) });
+  if (kind === 'zone') await runner.run(ZoneExistsDocument, zoneSelector(String(params.zone)));
+  else if (kind === 'record') await runner.run(RecordExistsDocument, { id: String(params.id) });
+  else await runner.run(GetUserForDomainsDocument, { id: String(params.id) });
 }

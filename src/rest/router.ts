@@ -17,13 +17,19 @@ import { importBodyLimit, largeBodyTurn } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
-import { OPERATIONS } from './operations';
-import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
+import {
+  CheckZoneDocument,
+  EnableDnssecDocument,
+  GetDomainDocument,
+  ImportZoneDocument,
+  type TypedDocumentString,
+} from './generated/operations';
+import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, Runner, VariablesOf } from './route-spec';
 import { ROUTES } from './routes';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 import { Warning, WARNINGS_HEADER, warningsHeaderValue } from './warnings-header';
-import { checkInput } from '../graphql/inputs/check-input';
+import { checkInput } from '../graphql/fast-path';
 import { formatError } from '../graphql/format-error';
 import { textInputError, variableTextProblems } from '../graphql/text-input';
 import type { RequestContext } from '../services/context';
@@ -39,7 +45,10 @@ export interface RestDeps {
 }
 
 /** the REST layer's operations whose answer holds a zone whole, or which parse a zone file: a heavy turn each */
-const HEAVY_OPERATIONS: ReadonlySet<keyof typeof OPERATIONS> = new Set(['getDomain', 'importZone', 'checkZone', 'enableDnssec']);
+const HEAVY_OPERATIONS: ReadonlySet<unknown> = new Set([GetDomainDocument, ImportZoneDocument, CheckZoneDocument, EnableDnssecDocument]);
+
+/** an operation that writes: run on the primary */
+const MUTATION = /^\s*mutation\b/;
 
 /** GraphQL argument names → the REST field names a legacy client sent. */
 const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
@@ -240,17 +249,21 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     // its TTLs are the REST contract's (ALLOWED_TTLS), whichever service it reaches
     const context = async (operationDb: Database): Promise<GraphQLContext> =>
       Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true, restContract: true });
-    const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
+    const run = async <TResult, TVariables>(
+      operation: TypedDocumentString<TResult, TVariables>,
+      variables: VariablesOf<TVariables>,
+    ): Promise<TResult> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
+      const source = operation.toString();
       // a mutation writes: on the primary whatever the route's method
-      const operationContext = await context(OPERATIONS[operation].startsWith('mutation') ? db : readDb);
-      const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, operationContext);
+      const operationContext = await context(MUTATION.test(source) ? db : readDb);
+      const { data, errors } = await runOperation<TResult>(source, variables, operationContext);
       warnings.push(...(operationContext.warnings ?? []));
       if (errors?.length) {
         for (const error of errors) services.audit.refusals.note(db, principal, error);
         throw fromGraphQLErrors(errors);
       }
-      return data as T;
+      return data as TResult;
     };
     return {
       warnings,
@@ -280,17 +293,13 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           warnings.push(...(context.warnings ?? []));
         }
       },
-      async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
+      async *pages(operation, field, variables) {
         let after: string | undefined;
         do {
           // a page never asks for more than MAX_PAGE_SIZE, whatever the route's page size: lists still come whole
-          const first = typeof variables.first === 'number' ? Math.min(variables.first, maxPageSize) : variables.first;
-          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, {
-            ...variables,
-            first,
-            after,
-          });
-          const page = data[field];
+          const given: Record<string, unknown> = variables;
+          const first = typeof given.first === 'number' ? Math.min(given.first, maxPageSize) : given.first;
+          const page = (await run(operation, { ...given, first, after } as typeof variables))[field];
           yield page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);

@@ -1,3 +1,17 @@
+import {
+  CreateSteeredRrsetDocument,
+  DeleteSteeredRrsetDocument,
+  ReportSteeringStatusDocument,
+  SetSteeringDefaultsDocument,
+  SetSteeringMemberAdminDocument,
+  SteeringDocument,
+  SteeringVantagesDocument,
+  UpdateSteeredRrsetDocument,
+  type RestSteeredRrsetFragment,
+  type RestSteeringCheckFragment,
+  type RestSteeringDefaultsFragment,
+  type RestSteeringPoolFragment,
+} from './generated/operations';
 import { DomainError } from '../errors/catalogue';
 import { FieldSpec, Inputs, ref, RouteSpec, Runner } from './route-spec';
 
@@ -8,81 +22,10 @@ import { FieldSpec, Inputs, ref, RouteSpec, Runner } from './route-spec';
  * its name, as a person writes them (GraphQL names them by id).
  */
 
-/** a check as the GraphQL operation reads it */
-interface GqlCheck {
-  id: string;
-  name: string;
-  protocol: string;
-  address: string;
-  port: number;
-  host: string | null;
-  path: string;
-  intervalSeconds: number | null;
-  status: string;
-  condition: string;
-  since: string;
-  heldSince: string | null;
-  pinned: boolean;
-  lastOk: boolean | null;
-  lastError: string | null;
-  latencyMs: number | null;
-  checkedAt: string | null;
-  leaseUntil: string | null;
-}
-
-/** a zone's defaults for new members' checks, as the GraphQL operation reads them */
-interface GqlDefaults {
-  protocol: string | null;
-  port: number | null;
-  host: string | null;
-  path: string | null;
-  statusMin: number | null;
-  statusMax: number | null;
-  bodyContains: string | null;
-  verifyTls: boolean | null;
-  intervalSeconds: number | null;
-}
-
-interface GqlPool {
-  minHealthy: number;
-  members: {
-    value: string;
-    checkId: string | null;
-    admin: string;
-    weight: number;
-    healthy: boolean;
-    condition: string;
-    check: {
-      id: string;
-      name: string;
-      status: string;
-      since: string;
-      heldSince: string | null;
-      lastError: string | null;
-      latencyMs: number | null;
-      leaseUntil: string | null;
-    } | null;
-  }[];
-}
-
-interface GqlRrset {
-  id: string;
-  zone: string;
-  owner: string;
-  type: string;
-  ttl: number;
-  maxAnswers: number;
-  backup: string[];
-  allDown: string;
-  served: string[];
-  pools: GqlPool[];
-  rules: { subnets: string[]; geos: string[]; view: string | null; pools: GqlPool[] }[];
-}
-
 /** GraphQL's SteeringCondition as REST writes its words: FROZEN → frozen, NO_SOUND_VANTAGE → no-sound-vantage */
 const conditionWord = (condition: string) => condition.toLowerCase().replace(/_/g, '-');
 
-const presentCheck = (c: GqlCheck) => ({
+const presentCheck = (c: RestSteeringCheckFragment) => ({
   id: Number(c.id),
   name: c.name,
   protocol: c.protocol,
@@ -100,7 +43,7 @@ const presentCheck = (c: GqlCheck) => ({
   lease_until: c.leaseUntil,
 });
 
-const presentDefaults = (d: GqlDefaults) => ({
+const presentDefaults = (d: RestSteeringDefaultsFragment) => ({
   protocol: d.protocol,
   port: d.port,
   host: d.host,
@@ -112,7 +55,7 @@ const presentDefaults = (d: GqlDefaults) => ({
   interval_seconds: d.intervalSeconds,
 });
 
-const presentPools = (pools: GqlPool[]) =>
+const presentPools = (pools: RestSteeringPoolFragment[]) =>
   pools.map((pool) => ({
     min_healthy: pool.minHealthy,
     members: pool.members.map((m) => ({
@@ -131,7 +74,7 @@ const presentPools = (pools: GqlPool[]) =>
     })),
   }));
 
-const presentRrset = (r: GqlRrset) => ({
+const presentRrset = (r: RestSteeredRrsetFragment) => ({
   id: Number(r.id),
   zone: r.zone,
   owner: r.owner,
@@ -320,10 +263,13 @@ const POOL_ITEMS = {
 async function readSteering(
   runner: Runner,
   zone: unknown,
-): Promise<{ name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[]; steeringDefaults: GqlDefaults }> {
-  const data = await runner.run<{
-    domain: { name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[]; steeringDefaults: GqlDefaults };
-  }>('steering', {
+): Promise<{
+  name: string;
+  steeringChecks: RestSteeringCheckFragment[];
+  steeredRrsets: RestSteeredRrsetFragment[];
+  steeringDefaults: RestSteeringDefaultsFragment;
+}> {
+  const data = await runner.run(SteeringDocument, {
     name: zone,
   });
   return data.domain;
@@ -338,12 +284,12 @@ function sameOwner(zone: string, owner: string, written: string): boolean {
   return owner.toLowerCase() === w;
 }
 
-async function rrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset | undefined> {
+async function rrsetAt(runner: Runner, inputs: Inputs): Promise<RestSteeredRrsetFragment | undefined> {
   const steering = await readSteering(runner, inputs.zone);
   return steering.steeredRrsets.find((r) => r.type === inputs.type && sameOwner(steering.name, r.owner, String(inputs.owner)));
 }
 
-async function requireRrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset> {
+async function requireRrsetAt(runner: Runner, inputs: Inputs): Promise<RestSteeredRrsetFragment> {
   const rrset = await rrsetAt(runner, inputs);
   if (!rrset) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'owner');
   return rrset;
@@ -352,7 +298,7 @@ async function requireRrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset>
 type BodyPool = { min_healthy?: number; members?: { value?: string; check?: string; admin?: string; weight?: number }[] };
 
 /** the body's pools as GraphQL's input: each member's check named by its name, read as the zone's check's id */
-function poolsInput(given: BodyPool[], at: string, checks: GqlCheck[]) {
+function poolsInput(given: BodyPool[], at: string, checks: RestSteeringCheckFragment[]) {
   return given.map((pool, p) => {
     if (typeof pool !== 'object' || pool === null || !Array.isArray(pool.members))
       throw DomainError.invalid(`${at}[${p}]`, `${at}[${p}]: an object with its members (a list)`);
@@ -371,7 +317,7 @@ function poolsInput(given: BodyPool[], at: string, checks: GqlCheck[]) {
 }
 
 /** the body as GraphQL's input */
-function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
+function rrsetInput(inputs: Inputs, checks: RestSteeringCheckFragment[]) {
   const rules = (inputs.rules as { subnets?: string[]; geos?: string[]; pools?: BodyPool[] }[] | undefined)?.map((rule, r) => {
     if (typeof rule !== 'object' || rule === null) throw DomainError.invalid(`rules[${r}]`, `rules[${r}]: an object`);
     return {
@@ -403,16 +349,7 @@ export const STEERING_ROUTES: RouteSpec[] = [
     summary: 'The vantages the checks are probed from, seen within the last day, each with whether it is isolated and why',
     response: { type: 'object', properties: { vantages: { type: 'array', items: ref('SteeringVantage') } }, required: ['vantages'] },
     async handle(_inputs, runner) {
-      const data = await runner.run<{
-        steeringVantages: {
-          name: string;
-          seenAt: string;
-          isolated: boolean;
-          isolatedReason: string | null;
-          isolatedSince: string | null;
-          panic: boolean;
-        }[];
-      }>('steeringVantages', {});
+      const data = await runner.run(SteeringVantagesDocument, {});
       return {
         body: {
           vantages: data.steeringVantages.map((v) => ({
@@ -492,10 +429,10 @@ export const STEERING_ROUTES: RouteSpec[] = [
       const input = rrsetInput(inputs, steering.steeringChecks);
       const current = steering.steeredRrsets.find((r) => r.type === inputs.type && sameOwner(steering.name, r.owner, String(inputs.owner)));
       if (current) {
-        const data = await runner.run<{ updateSteeredRrset: GqlRrset }>('updateSteeredRrset', { id: current.id, input });
+        const data = await runner.run(UpdateSteeredRrsetDocument, { id: current.id, input });
         return { body: presentRrset(data.updateSteeredRrset) };
       }
-      const data = await runner.run<{ createSteeredRrset: GqlRrset }>('createSteeredRrset', { zone: steering.name, input });
+      const data = await runner.run(CreateSteeredRrsetDocument, { zone: steering.name, input });
       return { body: presentRrset(data.createSteeredRrset) };
     },
   },
@@ -509,7 +446,7 @@ export const STEERING_ROUTES: RouteSpec[] = [
     params: RRSET_PARAMS,
     async handle(inputs, runner) {
       const rrset = await requireRrsetAt(runner, inputs);
-      await runner.run('deleteSteeredRrset', { id: rrset.id });
+      await runner.run(DeleteSteeredRrsetDocument, { id: rrset.id });
       return { empty: true };
     },
   },
@@ -529,7 +466,7 @@ export const STEERING_ROUTES: RouteSpec[] = [
     response: ref('SteeredRrset'),
     async handle(inputs, runner) {
       const rrset = await requireRrsetAt(runner, inputs);
-      const data = await runner.run<{ setSteeringMemberAdmin: GqlRrset }>('setSteeringMemberAdmin', {
+      const data = await runner.run(SetSteeringMemberAdminDocument, {
         id: rrset.id,
         value: inputs.value,
         admin: inputs.admin,
@@ -571,7 +508,7 @@ export const STEERING_ROUTES: RouteSpec[] = [
         verifyTls: inputs.verify_tls === undefined || inputs.verify_tls === null ? null : inputs.verify_tls === 'true',
         intervalSeconds: inputs.interval_seconds ?? null,
       };
-      const data = await runner.run<{ setSteeringDefaults: GqlDefaults }>('setSteeringDefaults', { zone: inputs.zone, input });
+      const data = await runner.run(SetSteeringDefaultsDocument, { zone: inputs.zone, input });
       return { body: presentDefaults(data.setSteeringDefaults) };
     },
   },
@@ -595,7 +532,7 @@ export const STEERING_ROUTES: RouteSpec[] = [
       const steering = await readSteering(runner, inputs.zone);
       const check = steering.steeringChecks.find((c) => c.name === inputs.name);
       if (!check) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'name');
-      const data = await runner.run<{ reportSteeringStatus: GqlCheck }>('reportSteeringStatus', {
+      const data = await runner.run(ReportSteeringStatusDocument, {
         id: check.id,
         up: inputs.up === 'true',
         leaseSeconds: inputs.lease_seconds ?? null,

@@ -1,4 +1,5 @@
-import { GqlTsigKey, presentTsigKey } from './presenters';
+import { CreateTsigKeyDocument, ListTsigKeysDocument, RevokeTsigKeyDocument, UpdateTsigKeyDocument } from './generated/operations';
+import { presentTsigKey } from './presenters';
 import { arrayOf, ID_PARAM, ref, RouteSpec } from './route-spec';
 
 /** The TSIG keys' REST routes (keys for DNS UPDATE): /tsigkey/… */
@@ -35,7 +36,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
     query: { user_id: { kind: 'int', description: 'only this user’s keys (admin key)' } },
     response: arrayOf('TsigKey'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ tsigKeys: GqlTsigKey[] }>('listTsigKeys', {
+      const data = await runner.run(ListTsigKeysDocument, {
         userId: inputs.user_id === undefined ? undefined : String(inputs.user_id),
       });
       return { body: data.tsigKeys.map(presentTsigKey) };
@@ -71,7 +72,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
         preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
         zone: inputs.zone,
       };
-      const data = await runner.run<{ createTsigKey: { tsigKey: GqlTsigKey; secret: string } }>('createTsigKey', { input });
+      const data = await runner.run(CreateTsigKeyDocument, { input });
       return { body: { ...presentTsigKey(data.createTsigKey.tsigKey), secret: data.createTsigKey.secret } };
     },
   },
@@ -100,7 +101,7 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
         preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
         zone: inputs.zone,
       };
-      const data = await runner.run<{ updateTsigKey: GqlTsigKey }>('updateTsigKey', { id: String(inputs.id), input });
+      const data = await runner.run(UpdateTsigKeyDocument, { id: String(inputs.id), input });
       return { body: presentTsigKey(data.updateTsigKey) };
     },
   },
@@ -114,8 +115,79 @@ export const TSIG_KEY_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('TsigKey'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ revokeTsigKey: GqlTsigKey }>('revokeTsigKey', { id: String(inputs.id) });
+      const data = await runner.run(RevokeTsigKeyDocument, { id: String(inputs.id) });
       return { body: presentTsigKey(data.revokeTsigKey) };
     },
   },
 ];
+
+/** the OpenAPI schemas of a TSIG key and its policy (components of the document: openapi.ts assembles them) */
+export const TSIG_KEY_SCHEMAS = {
+  TsigKey: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      user_id: { type: ['string', 'null'], pattern: '^[0-9]+$', description: 'null: an admin key (any zone)' },
+      name: { type: 'string' },
+      algorithm: { enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] },
+      created_at: { type: 'string' },
+      revoked_at: { type: ['string', 'null'] },
+      last_used_at: { type: ['string', 'null'], description: 'written at most once a minute; null: never used' },
+      policy: { $ref: '#/components/schemas/KeyPolicy' },
+    },
+    required: ['id', 'user_id', 'name', 'algorithm', 'created_at', 'revoked_at', 'policy'],
+  },
+  PolicyRule: {
+    type: 'object',
+    description: 'zone null: every zone of the key’s user; owner null: any (`www`, `@`, `_acme-challenge.*`); types null: every type',
+    properties: {
+      zone: { type: ['string', 'null'] },
+      owner: { type: ['string', 'null'] },
+      types: { type: ['array', 'null'], items: { type: 'string' } },
+      access: { enum: ['read', 'write'] },
+    },
+    required: ['access'],
+  },
+  KeyPolicyInput: {
+    type: 'object',
+    description: 'docs/least-privilege.md: rules given (even empty) make the key restricted',
+    properties: {
+      rules: { type: 'array', items: { $ref: '#/components/schemas/PolicyRule' } },
+      may_create_zones: { type: 'boolean' },
+      may_delete_zones: { type: 'boolean' },
+      may_manage_keys: { type: 'boolean' },
+      expires_at: { type: 'string', format: 'date-time' },
+      idle_days: { type: 'integer', minimum: 1 },
+      allowed_networks: { type: 'array', items: { type: 'string' } },
+    },
+  },
+  KeyPolicy: {
+    type: 'object',
+    properties: {
+      restricted: { type: 'boolean' },
+      preset: { enum: ['READ_ONLY', 'ONE_ZONE', 'ACME', null] },
+      rules: { type: ['array', 'null'], items: { $ref: '#/components/schemas/PolicyRule' } },
+      may_create_zones: { type: 'boolean' },
+      may_delete_zones: { type: 'boolean' },
+      may_manage_keys: { type: 'boolean' },
+      expires_at: { type: ['string', 'null'] },
+      idle_days: { type: ['integer', 'null'] },
+      allowed_networks: { type: ['array', 'null'], items: { type: 'string' } },
+    },
+    required: ['restricted', 'rules'],
+  },
+};
+
+/** a created key's answer, with its secret: listed apart, after the audit log's, where the document has always had it */
+export const CREATED_TSIG_KEY_SCHEMAS = {
+  CreatedTsigKey: {
+    allOf: [
+      { $ref: '#/components/schemas/TsigKey' },
+      {
+        type: 'object',
+        properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } },
+        required: ['secret'],
+      },
+    ],
+  },
+};

@@ -1,4 +1,14 @@
-import { GqlUser, GqlUserLimits, presentCreatedUser, presentUser, presentUserLimits } from './presenters';
+import {
+  CreateUserDocument,
+  DeleteUserDocument,
+  GetUserDocument,
+  GetUserLimitsDocument,
+  ListUsersDocument,
+  SetApiKeyRateDocument,
+  SetUserLimitsDocument,
+  UpdateUserDocument,
+} from './generated/operations';
+import { presentCreatedUser, presentUser, presentUserLimits } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteResult, RouteSpec, Runner } from './route-spec';
 
 /** The users' REST routes: /user/…, with their limits and an API key's own rate (/apikey/rate/:id). */
@@ -25,7 +35,7 @@ function limitInput(inputs: Inputs, fields: string[]): Record<string, number | n
 }
 
 async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
-  const data = await runner.run<{ user: GqlUser }>('getUser', {
+  const data = await runner.run(GetUserDocument, {
     id: inputs.id === undefined ? undefined : String(inputs.id),
     email: inputs.email,
   });
@@ -44,7 +54,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: { oneOf: [arrayOf('User'), ref('User')] },
     async handle(inputs, runner) {
       if (inputs.id !== undefined || inputs.email !== undefined) return getUser(inputs, runner);
-      return { itemPages: mapPages(runner.pages<GqlUser>('listUsers', 'users', { first: PAGE }), presentUser) };
+      return { itemPages: mapPages(runner.pages(ListUsersDocument, 'users', { first: PAGE }), presentUser) };
     },
   },
   {
@@ -69,7 +79,7 @@ export const USER_ROUTES: RouteSpec[] = [
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: ref('CreatedUser'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
+      const data = await runner.run(CreateUserDocument, { input: { email: inputs.email } });
       return { body: presentCreatedUser(data.createUser) };
     },
   },
@@ -85,7 +95,7 @@ export const USER_ROUTES: RouteSpec[] = [
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     async handle(inputs, runner) {
-      const data = await runner.run<{ updateUser: GqlUser }>('updateUser', { id: String(inputs.id), input: { email: inputs.email } });
+      const data = await runner.run(UpdateUserDocument, { id: String(inputs.id), input: { email: inputs.email } });
       return { body: { email: data.updateUser.email } };
     },
   },
@@ -98,7 +108,7 @@ export const USER_ROUTES: RouteSpec[] = [
     status: 204,
     params: ID_PARAM,
     async handle(inputs, runner) {
-      await runner.run('deleteUser', { id: String(inputs.id) });
+      await runner.run(DeleteUserDocument, { id: String(inputs.id) });
       return { empty: true };
     },
   },
@@ -113,7 +123,7 @@ export const USER_ROUTES: RouteSpec[] = [
     params: ID_PARAM,
     response: ref('UserLimits'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ user: { limits: GqlUserLimits } }>('getUserLimits', { id: String(inputs.id) });
+      const data = await runner.run(GetUserLimitsDocument, { id: String(inputs.id) });
       return { body: presentUserLimits(data.user.limits) };
     },
   },
@@ -130,7 +140,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: ref('UserLimits'),
     async handle(inputs, runner) {
       const input = limitInput(inputs, ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone']);
-      const data = await runner.run<{ setUserLimits: GqlUserLimits }>('setUserLimits', { id: String(inputs.id), input });
+      const data = await runner.run(SetUserLimitsDocument, { id: String(inputs.id), input });
       return { body: presentUserLimits(data.setUserLimits) };
     },
   },
@@ -146,7 +156,7 @@ export const USER_ROUTES: RouteSpec[] = [
     response: ref('ApiKeyRate'),
     async handle(inputs, runner) {
       const input = limitInput(inputs, ['rate_per_second', 'rate_burst']);
-      const data = await runner.run<{ setApiKeyRate: { ratePerSecond: number | null; rateBurst: number | null } }>('setApiKeyRate', {
+      const data = await runner.run(SetApiKeyRateDocument, {
         id: String(inputs.id),
         input,
       });
@@ -154,3 +164,48 @@ export const USER_ROUTES: RouteSpec[] = [
     },
   },
 ];
+
+/** a limit as the answers show it: null, the default of the settings */
+const limitSchemaFields = {
+  rate_per_second: { type: ['integer', 'null'] },
+  rate_burst: { type: ['integer', 'null'] },
+  max_zones: { type: ['integer', 'null'] },
+  max_records_per_zone: { type: ['integer', 'null'] },
+};
+
+/** a user as the answers show it; `created_at` with `separator` between date and time (listings 'T', the create answer ' ') */
+function userSchema(separator: 'T' | ' ', description: string) {
+  return {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      email: { type: 'string' },
+      created_at: { type: 'string', pattern: `^\\d{4}-\\d{2}-\\d{2}${separator}\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$`, description },
+    },
+    required: ['id', 'email', 'created_at'],
+  };
+}
+
+/** the OpenAPI schemas of a user and their limits (components of the document: openapi.ts assembles them) */
+export const USER_SCHEMAS = {
+  UserLimits: {
+    type: 'object',
+    description: 'null: the default of the settings; 0: no limit',
+    properties: {
+      ...limitSchemaFields,
+      zone_count: { type: 'integer' },
+      effective: { type: 'object', properties: limitSchemaFields },
+    },
+    required: ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone', 'zone_count', 'effective'],
+  },
+  ApiKeyRate: {
+    type: 'object',
+    properties: { rate_per_second: limitSchemaFields.rate_per_second, rate_burst: limitSchemaFields.rate_burst },
+    required: ['rate_per_second', 'rate_burst'],
+  },
+  User: userSchema('T', 'UTC, ISO 8601 without zone, microseconds'),
+  CreatedUser: {
+    ...userSchema(' ', 'UTC, date and time separated by a space, microseconds'),
+    description: 'The create-user answer: created_at with a space between date and time, as the documented interface shows it',
+  },
+};

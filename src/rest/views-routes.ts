@@ -1,3 +1,10 @@
+import {
+  ClearViewOverlayDocument,
+  SetViewOverlayDocument,
+  ViewZoneDocument,
+  ZoneViewsDocument,
+  type RestViewOverlayFragment,
+} from './generated/operations';
 import { FieldSpec, ref, RouteSpec } from './route-spec';
 
 /**
@@ -7,24 +14,12 @@ import { FieldSpec, ref, RouteSpec } from './route-spec';
  * are GraphQL's. A view is named by its name, an overlay by its owner and type, as a person writes them.
  */
 
-interface GqlView {
-  id: string;
-  name: string;
-  networks: string[];
-  precedence: number;
-  tsigKeyName: string;
-  notify: string[];
-  serial: number;
-}
-interface GqlOverlay {
-  view: string;
-  owner: string;
-  type: string;
-  action: 'REPLACE' | 'HIDE';
-  records: { ttl: number; rdata: string }[];
-}
-
-const presentOverlay = (o: GqlOverlay) => ({ owner: o.owner, type: o.type, action: o.action.toLowerCase(), records: o.records });
+const presentOverlay = (o: RestViewOverlayFragment) => ({
+  owner: o.owner,
+  type: o.type,
+  action: o.action.toLowerCase(),
+  records: o.records,
+});
 
 const OVERLAY_RECORD = {
   type: 'object',
@@ -131,7 +126,7 @@ export const VIEW_ROUTES: RouteSpec[] = [
     params: ZONE_PARAM,
     response: ref('ZoneViews'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ views: GqlView[]; viewOverlays: GqlOverlay[] }>('zoneViews', { zone: inputs.zone });
+      const data = await runner.run(ZoneViewsDocument, { zone: inputs.zone });
       return {
         body: {
           zone: String(inputs.zone),
@@ -160,7 +155,7 @@ export const VIEW_ROUTES: RouteSpec[] = [
     params: VIEW_PARAMS,
     response: ref('ViewZone'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ viewZone: { zone: string; view: string; serial: number; records: unknown[] } }>('viewZone', {
+      const data = await runner.run(ViewZoneDocument, {
         zone: inputs.zone,
         view: inputs.view,
       });
@@ -197,7 +192,7 @@ export const VIEW_ROUTES: RouteSpec[] = [
     },
     response: ref('ViewOverlayChange'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ setViewOverlay: number }>('setViewOverlay', {
+      const data = await runner.run(SetViewOverlayDocument, {
         zone: inputs.zone,
         view: inputs.view,
         owner: inputs.owner,
@@ -221,7 +216,7 @@ export const VIEW_ROUTES: RouteSpec[] = [
     params: OVERLAY_PARAMS,
     response: ref('ViewOverlayChange'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ clearViewOverlay: number }>('clearViewOverlay', {
+      const data = await runner.run(ClearViewOverlayDocument, {
         zone: inputs.zone,
         view: inputs.view,
         owner: inputs.owner,

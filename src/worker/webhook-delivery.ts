@@ -1,8 +1,5 @@
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import type { LookupFunction } from 'node:net';
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
@@ -12,7 +9,7 @@ import { ClaimedDelivery, ClaimedQueue, claimQueues, QueueLease, recordAttemptFa
 import { eventView } from '../services/events/events.service';
 import { FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
 import { signatureHeader, WebhookSecrets } from '../services/events/webhook-secrets';
-import { mayConnect } from '../outbound/addresses';
+import { postMessage, type PostResult } from '../outbound/webhook-post';
 
 /**
  * The webhook deliveries (docs/events.md), a duty of every worker process (duties/webhook-deliveries.ts):
@@ -47,8 +44,6 @@ const QUEUE_RUN = 50;
 const MAX_IN_FLIGHT = 512;
 /** outcomes held while the database is away, at most (beyond, their deliveries are sent again at their lease's end) */
 const MAX_HELD = 10_000;
-/** the most of an answer's body read (its status is what counts) */
-const MAX_BODY_BYTES = 4096;
 
 /** the headers and body of a delivery (Standard Webhooks) */
 export function webhookMessage(
@@ -72,94 +67,6 @@ export function webhookMessage(
       'webhook-signature': signatureHeader(signing, id, timestamp, body),
     },
   };
-}
-
-/**
- * The address check at connect time: the name is resolved here and every address it gives is checked
- * (the outbound rule, mayConnect; WEBHOOK_ALLOW) before the socket connects to it, so a name that resolved to a public address
- * when the subscription was made and to a private one now (DNS rebinding) is refused.
- */
-export function guardedLookup(allow: readonly string[]): LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error);
-      const list = addresses as dns.LookupAddress[];
-      const refusal = list.map((a) => mayConnect(a.address, allow)).find((outbound) => !outbound.ok);
-      if (refusal && !refusal.ok)
-        return callback(Object.assign(new Error(`refused: ${refusal.reason} (WEBHOOK_ALLOW)`), { code: 'EADDRNOTALLOWED' }));
-      if (options.all) return callback(null, list);
-      return callback(null, list[0].address, list[0].family);
-    });
-  }) as LookupFunction;
-}
-
-export interface PostResult {
-  status: number | null;
-  error?: string;
-}
-
-/** one POST as the duty sends it: checked address, timeouts, no redirects, a bounded read of the answer */
-export function postMessage(
-  settings: Settings,
-  agents: { http: http.Agent; https: https.Agent },
-  target: string,
-  message: { body: string; headers: Record<string, string> },
-): Promise<PostResult> {
-  return new Promise((resolve) => {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      return resolve({ status: null, error: 'not a URL' });
-    }
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    // an address in the URL is not looked up (Node connects to it as it is): checked here
-    if (net.isIP(host)) {
-      const outbound = mayConnect(host, settings.webhooks.allow);
-      if (!outbound.ok) return resolve({ status: null, error: `refused: ${outbound.reason} (WEBHOOK_ALLOW)` });
-    }
-    const secure = url.protocol === 'https:';
-    let settled = false;
-    const done = (result: PostResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(total);
-      resolve(result);
-    };
-    const request = (secure ? https : http).request(url, {
-      method: 'POST',
-      agent: secure ? agents.https : agents.http,
-      headers: { ...message.headers, 'content-length': String(Buffer.byteLength(message.body)) },
-      lookup: guardedLookup(settings.webhooks.allow),
-    });
-    const total = setTimeout(() => {
-      request.destroy(new Error(`no answer within WEBHOOK_TIMEOUT_MS=${settings.webhooks.timeoutMs}`));
-    }, settings.webhooks.timeoutMs);
-    request.on('socket', (socket) => {
-      if (!socket.connecting) return;
-      const connect = setTimeout(
-        () => request.destroy(new Error(`not connected within WEBHOOK_CONNECT_TIMEOUT_MS=${settings.webhooks.connectTimeoutMs}`)),
-        settings.webhooks.connectTimeoutMs,
-      );
-      socket.once('connect', () => clearTimeout(connect));
-      socket.once('secureConnect', () => clearTimeout(connect));
-      socket.once('close', () => clearTimeout(connect));
-    });
-    request.on('response', (response) => {
-      const status = response.statusCode ?? 0;
-      // a little of the body is read so that the connection can be kept; a long one is cut (its status is known)
-      let read = 0;
-      response.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_BODY_BYTES) response.destroy();
-      });
-      response.on('end', () => done({ status }));
-      response.on('close', () => done({ status }));
-      response.on('error', () => done({ status }));
-    });
-    request.on('error', (error) => done({ status: null, error: error.message }));
-    request.end(message.body);
-  });
 }
 
 /** the delay before attempt `attempts + 1`: doubling from the base, at most the maximum, with jitter (half to whole) */
@@ -272,7 +179,7 @@ export class WebhookDeliveries {
   private async attempt(delivery: ClaimedDelivery, leaseEnds: number): Promise<Outcome> {
     let result: PostResult;
     try {
-      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.secrets, delivery));
+      result = await postMessage(this.settings.webhooks, this.agents, delivery.url, webhookMessage(this.secrets, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }

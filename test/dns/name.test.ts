@@ -1,13 +1,5 @@
-import {
-  isAtOrBelow,
-  nameLabels,
-  ownerOf,
-  ownerToFqdn,
-  parseDomainNameInRdata,
-  parseOwner,
-  parseZoneName,
-  collectNameWarnings,
-} from '../../src/dns/name';
+import { isAtOrBelow, nameLabels, ownerOf, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName } from '../../src/dns/name';
+import type { Problem } from '../../src/dns/problem';
 import { nameToWire, nameWireLength } from '../../src/dns/wire';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
@@ -102,7 +94,8 @@ describe('owners', () => {
   ])(
     '%j is taken as %j (RFC 2181 §11; escapes canonical), with a NAME_NOT_HOSTNAME warning where not letters, digits, - and _',
     (input, expected) => {
-      const { result, warnings } = collectNameWarnings(() => parseOwner(input, 'example.com'));
+      const warnings: Problem[] = [];
+      const result = parseOwner(input, 'example.com', 'owner', warnings);
       expect(result).toEqual({ ok: true, name: expected });
       expect(warnings.map((w) => w.code)).toEqual(/^[a-z0-9_.-]+$/.test(expected) ? [] : ['NAME_NOT_HOSTNAME']);
     },
@@ -199,7 +192,8 @@ describe('parseDomainNameInRdata: an absolute host name skips the escape parser 
     `${'a'.repeat(63)}.example.`,
     `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}.`,
   ])('%s', (name) => {
-    const { result, warnings } = collectNameWarnings(() => parseDomainNameInRdata(name, 'example.com', 'rdata'));
+    const warnings: Problem[] = [];
+    const result = parseDomainNameInRdata(name, { origin: 'example.com', warnings }, 'rdata');
     expect(result).toEqual({ ok: true, name: name.toLowerCase() });
     expect(warnings).toEqual([]);
   });

@@ -1,4 +1,6 @@
-import { getRecordType, getServedRecordType, listRecordTypes } from '../../src/dns/record-types';
+import { FLATTENED_TYPE_NAMES, getRecordType, getServedRecordType, listRecordTypes } from '../../src/dns/record-types';
+import { SIGNER_RECORD_TYPES } from '../../src/dns/record-types/signer-types';
+import { TYPE_CODES, typeCodeOf, typeMnemonicOf } from '../../src/dns/record-types/type-codes';
 import { parseApiRecord } from '../../src/dns/record';
 import { TXT } from '../../src/dns/record-types/txt';
 
@@ -319,6 +321,13 @@ describe('record types: invalid RDATA', () => {
 });
 
 describe('registry', () => {
+  it("names each type in RDATA by the definitions' own codes: the type table holds the registry's, the flattened and the signer's types, each as its file does", () => {
+    const definitions = [...listRecordTypes(), ...[...FLATTENED_TYPE_NAMES].map((name) => getRecordType(name)!), ...SIGNER_RECORD_TYPES];
+    expect(Object.fromEntries(definitions.map((t) => [t.type, t.code]))).toEqual(TYPE_CODES);
+    for (const t of definitions) expect([typeMnemonicOf(t.code), typeCodeOf(t.type)]).toEqual([t.type, t.code]);
+    expect([typeMnemonicOf(62), typeCodeOf('CSYNC')]).toEqual(['TYPE62', undefined]);
+  });
+
   it('lists every required type with its IANA code, RFCs and fields', () => {
     const types = listRecordTypes()
       .map((t) => `${t.type}=${t.code}`)

@@ -9,7 +9,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createTsigKey, createUser, createUserKey, createZone } from '../support/fixtures';
 import { sleep, waitFor, waitUntil } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { guardedLookup, postMessage } from '../../src/worker/webhook-delivery';
+import { guardedLookup, postMessage } from '../../src/outbound/webhook-post';
 import { mayConnect } from '../../src/outbound/addresses';
 
 /**
@@ -449,9 +449,9 @@ describe('webhooks', () => {
     const settings = { ...app.settings, webhooks: { ...app.settings.webhooks, allow: [] } };
     const agents = { http: new http.Agent(), https: new https.Agent() };
     const message = { body: '{}', headers: { 'content-type': 'application/json' } };
-    const direct = await postMessage(settings, agents, rx.url, message);
+    const direct = await postMessage(settings.webhooks, agents, rx.url, message);
     expect(direct).toEqual({ status: null, error: expect.stringContaining('refused') });
-    const byName = await postMessage(settings, agents, rx.url.replace('127.0.0.1', 'localhost'), message);
+    const byName = await postMessage(settings.webhooks, agents, rx.url.replace('127.0.0.1', 'localhost'), message);
     expect(byName.status).toBeNull();
     expect(byName.error).toContain('refused');
     expect(rx.received.length + rx.unverified.length).toBe(0);

@@ -1,9 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { runCli } from '../support/cli';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
@@ -204,13 +205,12 @@ describe('each bound refuses with a 413 naming itself and its setting', () => {
  * 400 MB throughout; before, the parser's worker ran out of heap (a 500 after 11 s, the process at 904 MB).
  */
 describe('the built service: a 1.2-million-record file with a user key', () => {
-  const root = path.resolve(__dirname, '..', '..');
   const RSS_LIMIT_MB = 400;
   let database: { url: string; drop(): Promise<void> };
   let child: ChildProcess;
   let base: string;
   let userKey: string;
-  let output = '';
+  let service: ServiceProcess;
 
   /**
    * A JSON POST on a connection of its own: a connection kept alive from an earlier request could be closed by
@@ -255,26 +255,22 @@ describe('the built service: a 1.2-million-record file with a user key', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // `npm run serve`'s command, as an operator runs the service
-    child = spawn(
-      process.execPath,
-      ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring', 'dist/src/main.js'],
+    service = startServiceProcess(
       {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH,
-          DATABASE_URL: database.url,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          DNS_LISTEN: '',
-          ROLES: 'api',
-          API_KEY: ADMIN_KEY,
-          LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DNS_LISTEN: '',
+        ROLES: 'api',
+        API_KEY: ADMIN_KEY,
+        LOG_LEVEL: 'warn',
+      },
+      {
+        nodeOptions: ['--max-semi-space-size=16', '--max-old-space-size=512', '--no-allocation-site-pretenuring'],
+        ownEnvironment: true,
       },
     );
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child = service.child;
     await waitUntil(
       'the service to start',
       () =>
@@ -283,7 +279,7 @@ describe('the built service: a 1.2-million-record file with a user key', () => {
               (res) => res.ok,
               () => false,
             )
-          : Promise.reject(new Error(output)),
+          : Promise.reject(new Error(service.output())),
       60_000,
       100,
     );

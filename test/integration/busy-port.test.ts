@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import path from 'node:path';
 import { buildOnce } from '../support/build';
+import { startServiceProcess } from '../support/service-process';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
 
@@ -11,7 +10,6 @@ import { createTestDatabase } from '../support/test-db';
  * nothing left running. (Express 5 hands the listen error to the listen callback, which once took it for
  * success: the service logged "listening" and ran with nothing bound.)
  */
-const root = path.resolve(__dirname, '..', '..');
 let database: { url: string; drop(): Promise<void> };
 
 beforeAll(async () => {
@@ -24,26 +22,19 @@ afterAll(async () => {
 });
 
 function run(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      API_KEY: 'busy-port-admin-key-0123456789',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const service = startServiceProcess({
+    DATABASE_URL: database.url,
+    API_KEY: 'busy-port-admin-key-0123456789',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ...env,
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  const { child, output } = service;
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      resolve({ code, output: output() });
     }),
   );
 }

@@ -1,7 +1,8 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { buildOnce } from '../support/build';
+import { startServiceProcess } from '../support/service-process';
+import { waitFor } from '../support/wait-for';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
 
@@ -11,7 +12,6 @@ import { createTestDatabase } from '../support/test-db';
  * committed, acknowledged or not, has exactly one. The built service is run as an operator runs it, on a
  * database of its own; the events are read from the database and from the feed of the service started again.
  */
-const root = path.resolve(__dirname, '..', '..');
 const API_KEY = 'events-crash-admin-key-0123456789abcdef';
 const ZONE = 'crash-events.test';
 
@@ -20,8 +20,7 @@ let children: ChildProcess[] = [];
 
 async function startService(): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const service = startServiceProcess({
     DATABASE_URL: database.url,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -29,16 +28,18 @@ async function startService(): Promise<{ child: ChildProcess; port: number }> {
     ROLES: 'api',
     API_KEY,
     LOG_LEVEL: 'info',
-  };
-  const child = spawn('node', ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  });
+  const { child } = service;
   children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
-    if (child.exitCode !== null || waited > 60_000) throw new Error(`the service did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    'the service to start',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the service exited:\n${service.output()}`);
+      return service.output().includes('HTTP API listening') ? true : undefined;
+    },
+    60_000,
+    100,
+  );
   return { child, port };
 }
 

@@ -1,11 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { Database } from '../../src/db/pool';
 import { PeopleService } from '../../src/services/people/people.service';
 import { SessionsService } from '../../src/services/people/sessions.service';
 import { buildOnce } from '../support/build';
+import { startServiceProcess } from '../support/service-process';
 import { runCli } from '../support/cli';
 import { expectNothingLost } from '../support/failover-load';
 import { CREATE_RECORD } from '../support/fixtures';
@@ -27,7 +27,6 @@ import { waitFor, waitUntil } from '../support/wait-for';
  * PAIRS (500 here) is the CI's share of the ten thousand of bench/standby-reads.js, which runs this same
  * scenario at full size and records the figures.
  */
-const root = path.resolve(__dirname, '..', '..');
 const APPLY_DELAY_MS = 200;
 /** what a token's wait may add beside the standby's lag here, with the other lane's tests on the same two cores */
 const BESIDE_OTHER_TESTS_MS = 50;
@@ -63,10 +62,8 @@ describe('two processes on one primary and one standby: reads never go back in t
 
   const start = async (name: string): Promise<ServiceProcess> => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
+    const service = startServiceProcess(
+      {
         DATABASE_URL: cluster.primary.url('zk_processes'),
         DATABASE_REPLICA_URL: cluster.standby.url('zk_processes'),
         API_KEY: ADMIN_KEY,
@@ -83,23 +80,21 @@ describe('two processes on one primary and one standby: reads never go back in t
         ZONE_CHANGES_PER_SECOND: '0',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+      { ownEnvironment: true },
+    );
+    const { child, output } = service;
     const http = request(`http://127.0.0.1:${port}`);
     await waitFor(
       `process ${name} to serve reads from the standby`,
       async () => {
-        if (child.exitCode !== null) throw new Error(`process ${name} exited: ${output}`);
+        if (child.exitCode !== null) throw new Error(`process ${name} exited: ${output()}`);
         const ready = await http.get('/ready').catch(() => undefined);
         return ready?.status === 200 && ready.body.standbys?.[0]?.state === 'streaming' ? true : undefined;
       },
       60_000,
       200,
     );
-    const started = { name, child, http, url: `http://127.0.0.1:${port}`, output: () => output };
+    const started = { name, child, http, url: `http://127.0.0.1:${port}`, output };
     processes.push(started);
     return started;
   };

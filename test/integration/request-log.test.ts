@@ -2,6 +2,7 @@ import { waitFor } from '../support/wait-for';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
+import { startServiceProcess } from '../support/service-process';
 import { logger, requestLogger } from '../../src/logger';
 import { freePort } from '../support/free-port';
 import { startTestApp } from '../support/test-app';
@@ -24,7 +25,6 @@ interface Started {
 async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'): Promise<Started> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     DATABASE_URL: databaseUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -34,15 +34,9 @@ async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'):
     LOG_LEVEL: logLevel,
   };
   // `script` runs the command on a pseudo-terminal, as a person's shell would
-  const command = terminal ? ['script', '-qfec', 'node dist/src/main.js', '/dev/null'] : ['node', 'dist/src/main.js'];
-  const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
+  const inTerminal = (command: string, args: string[], childEnv: NodeJS.ProcessEnv) =>
+    spawn('script', ['-qfec', [command, ...args].join(' '), '/dev/null'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { child, output } = startServiceProcess(env, terminal ? { spawn: inTerminal } : {});
   // ready when /health answers (a level above info prints no "listening" line); probes are not logged
   const answers = () =>
     fetch(`http://127.0.0.1:${port}/health`).then(
@@ -50,10 +44,10 @@ async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'):
       () => false,
     );
   for (let waited = 0; !(await answers()); waited += 100) {
-    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, port, output: () => output };
+  return { child, port, output };
 }
 
 /**

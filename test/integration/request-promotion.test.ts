@@ -1,9 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { Kind, parse, print } from 'graphql';
 import { buildOnce } from '../support/build';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
 
@@ -57,7 +58,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 
 let database: { url: string; drop(): Promise<void> };
 let child: ChildProcess;
-let output = '';
+let service: ServiceProcess;
 let port: number;
 let userId: string;
 
@@ -67,10 +68,8 @@ beforeAll(async () => {
   port = await freePort();
   const serve = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { serve: string } }).scripts.serve;
   const nodeOptions = serve.split(/\s+/).filter((word) => word.startsWith('--'));
-  child = spawn(process.execPath, [...nodeOptions, '--trace-gc-nvp', 'dist/src/main.js'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  service = startServiceProcess(
+    {
       DATABASE_URL: database.url,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -81,17 +80,16 @@ beforeAll(async () => {
       RATE_LIMIT_PER_SECOND: '0',
       HEALTH_CHECK_INTERVAL: '0',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+    { nodeOptions: [...nodeOptions, '--trace-gc-nvp'] },
+  );
+  child = service.child;
   for (let waited = 0; ; waited += 100) {
     const up = await fetch(`http://127.0.0.1:${port}/health`).then(
       (res) => res.ok,
       () => false,
     );
     if (up) break;
-    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output.slice(-3000)}`);
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${service.output().slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const user = await post(port, '/api/user/add', { email: 'promotion@example.com' });
@@ -115,14 +113,14 @@ afterAll(async () => {
 /** sends `query` REQUESTS times one after another and answers each scavenge's promotion meanwhile */
 async function promotionUnder(query: string, variables: Record<string, unknown>, check: (data: any) => void): Promise<number[]> {
   for (let i = 0; i < 100; i++) await post(port, '/graphql', { query, variables });
-  const from = output.length;
+  const from = service.output().length;
   for (let i = 0; i < REQUESTS; i++) {
     const answer = await post(port, '/graphql', { query, variables });
     if (answer.status !== 200 || answer.json.errors)
       throw new Error(`answered ${answer.status}: ${JSON.stringify(answer.json).slice(0, 500)}`);
     if (i === 0) check(answer.json.data);
   }
-  return promotedPerScavenge(output.slice(from));
+  return promotedPerScavenge(service.output().slice(from));
 }
 
 test("the console's zone list: a scavenge promotes next to nothing of the lists answered since the one before", async () => {

@@ -64,7 +64,7 @@ beforeAll(async () => {
         STEERING_VANTAGE: vantage,
         ...steering,
       },
-      host.spawn,
+      { spawn: host.spawn },
     );
     probers.push(prober);
   }

@@ -14,12 +14,12 @@
  * One secondary pair serves all three cases.
  */
 import 'reflect-metadata';
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { buildOnce } from '../support/build';
+import { startServiceProcess } from '../support/service-process';
 import { ADMIN_KEY } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
@@ -31,7 +31,6 @@ const KEY_NAME = 'zk-sched-key';
 const SECRET = randomBytes(32).toString('base64');
 /** how long after its time a scheduled change must be served by both secondaries */
 const SERVED_WITHIN_MS = 2000;
-const root = path.resolve(__dirname, '..', '..');
 
 interface ServiceProcess {
   child: ChildProcess;
@@ -49,10 +48,8 @@ const processes: ServiceProcess[] = [];
 /** a service process with these roles (the built service), once its API answers and, with the dns role, its primary */
 async function startProcess(roles: string): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
+  const service = startServiceProcess(
+    {
       DATABASE_URL: database.url,
       API_KEY: ADMIN_KEY,
       PORT: String(port),
@@ -66,17 +63,15 @@ async function startProcess(roles: string): Promise<ServiceProcess> {
       HEALTH_CHECK_INTERVAL: '0',
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const started: ServiceProcess = { child, http: request(`http://127.0.0.1:${port}`), output: () => output };
+    { ownEnvironment: true },
+  );
+  const { child, output } = service;
+  const started: ServiceProcess = { child, http: request(`http://127.0.0.1:${port}`), output };
   processes.push(started);
   await waitFor(
     `the service (${roles}) to answer`,
     async () => {
-      if (child.exitCode !== null) throw new Error(`the service exited: ${output}`);
+      if (child.exitCode !== null) throw new Error(`the service exited: ${output()}`);
       const ready = await started.http.get('/ready').catch(() => undefined);
       if (ready?.status !== 200) return undefined;
       if (!roles.includes('dns')) return true;

@@ -7,10 +7,9 @@
  * check's member would be served), so the answer, the serial and the history stay as they were while it probes.
  */
 import 'reflect-metadata';
-import { ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { buildOnce } from '../support/build';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createUser, createZone } from '../support/fixtures';
 import { Endpoint, servedA } from '../support/steering-endpoints';
 import { freePort, servedSerial, sleep, waitFor } from './knot';
@@ -18,7 +17,6 @@ import { freePort, servedSerial, sleep, waitFor } from './knot';
 const ZONE = 'proc.zk-steer-proc.test';
 const NAME = `app.${ZONE}`;
 const INTERVAL_S = 1;
-const root = path.resolve(__dirname, '..', '..');
 const steering = {
   STEERING_CHECK_INTERVAL: String(INTERVAL_S),
   STEERING_CHECK_TIMEOUT_MS: '500',
@@ -32,29 +30,20 @@ const dead = new Endpoint();
 const steady = new Endpoint();
 let app: TestApp;
 let dnsPort: number;
-const probers: { child: ChildProcess; output: () => string }[] = [];
+const probers: ServiceProcess[] = [];
 
 /** a service process with the worker role only (the built service, as a user runs it): the prober and every other duty */
-function startProber() {
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: app.settings.databaseUrl,
-      API_KEY: ADMIN_KEY,
-      ROLES: 'worker',
-      DNS_LISTEN: '',
-      SECONDARIES: '',
-      HEALTH_CHECK_INTERVAL: '0',
-      LOG_LEVEL: 'info',
-      ...steering,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startProber(): ServiceProcess {
+  const prober = startServiceProcess({
+    DATABASE_URL: app.settings.databaseUrl,
+    API_KEY: ADMIN_KEY,
+    ROLES: 'worker',
+    DNS_LISTEN: '',
+    SECONDARIES: '',
+    HEALTH_CHECK_INTERVAL: '0',
+    LOG_LEVEL: 'info',
+    ...steering,
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const prober = { child, output: () => output };
   probers.push(prober);
   return prober;
 }
@@ -68,12 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const { child } of probers)
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
+  for (const prober of probers) await prober.stop('SIGKILL');
   await app?.close();
   for (const endpoint of [alive, dead, steady]) await endpoint.stop();
 });

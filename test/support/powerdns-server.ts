@@ -5,12 +5,13 @@
  * and its DNS port (AXFR allowed from loopback) on free loopback ports. A missing binary makes the test FAIL.
  * Debian packages: pdns-server, pdns-backend-sqlite3, sqlite3 (to load the schema).
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findBinary, freePort } from '../propagation/knot';
-import { sleep, waitFor } from './wait-for';
+import { killGroup, spawnGroup } from './process-group';
+import { waitFor } from './wait-for';
 
 const SQLITE_SCHEMA = [
   '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql',
@@ -99,7 +100,8 @@ export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDn
   ].join('\n');
   writeFileSync(path.join(dir, 'pdns.conf'), `${config}\n`);
   let output = '';
-  const child: ChildProcess = spawn(binary, [`--config-dir=${dir}`], {
+  // a process group of its own, killed as a group, and with the test process should it end first (process-group.ts)
+  const child: ChildProcess = spawnGroup(binary, [`--config-dir=${dir}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH },
   });
@@ -110,10 +112,10 @@ export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDn
   const baseUrl = `http://127.0.0.1:${apiPort}`;
   const stop = async () => {
     if (!exited) {
-      child.kill('SIGTERM');
+      killGroup(child, 'SIGTERM');
       await waitFor('pdns_server to exit', async () => (exited ? true : undefined), 10_000, 50).catch(async () => {
-        child.kill('SIGKILL');
-        await sleep(100);
+        killGroup(child, 'SIGKILL');
+        await waitFor('pdns_server to be killed', async () => (exited ? true : undefined), 10_000, 50);
       });
     }
     rmSync(dir, { recursive: true, force: true });

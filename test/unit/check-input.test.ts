@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { getMetadataStorage as classValidatorRules, validate } from 'class-validator';
 import { ArgumentValidationError, getMetadataStorage as typeGraphqlMetadata } from 'type-graphql';
-import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
+import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/fast-path/check-input';
 import { DomainsArgs, PageArgs } from '../../src/graphql/inputs/page.args';
 import { RecordInput } from '../../src/graphql/inputs/record.input';
 import { getSchema } from '../../src/graphql/schema';

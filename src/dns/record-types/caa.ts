@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import {
   checkFieldCount,
   formatCharacterString,
@@ -41,7 +42,7 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
     { name: 'tag', description: 'property tag, letters and digits (issue, issuewild, iodef, ...), stored lower-case' },
     { name: 'value', description: 'property value, a quoted string', kind: 'text' },
   ],
-  parse(rdata: string): ParseResult<CAAValue> {
+  parse(rdata: string, reading: Reading): ParseResult<CAAValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
@@ -57,7 +58,7 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
       );
     }
     // the value is the rest of the RDATA on the wire: not length-prefixed, so only the RDATA limit applies
-    const value = parseCharacterString(v.raw, 'rdata', 'CAA value', MAX_RDATA_OCTETS - 2 - tag.length);
+    const value = parseCharacterString(v.raw, 'rdata', 'CAA value', reading, MAX_RDATA_OCTETS - 2 - tag.length);
     if (!value.ok) problems.push(...value.problems);
     return finish(problems, () => ({ flags: flags!, tag, value: (value as { bytes: Buffer }).bytes }), CAA.format);
   },

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
@@ -5,7 +6,8 @@ import { RdataReader, WireFormatError } from '../wire/reader';
 import { WireWriter } from '../wire/writer';
 import { parseGenericRdata } from './generic';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
-import { typeCode, typeMnemonicOf } from './signer-types';
+import { typeCode } from './signer-types';
+import { typeMnemonicOf } from './type-codes';
 
 /** RFC 9859 §5.2 (the DSYNC Scheme registry): 1, NOTIFY, the one scheme this service acts on */
 export const DSYNC_SCHEME_NOTIFY = 1;
@@ -41,7 +43,7 @@ export const DSYNC: RecordTypeDefinition<DSYNCValue> = {
     { name: 'port', description: '0–65535, where the target listens', kind: 'int' },
     { name: 'target', description: 'host name of the notification endpoint' },
   ],
-  parse(rdata: string, zone: string): ParseResult<DSYNCValue> {
+  parse(rdata: string, zone: Reading): ParseResult<DSYNCValue> {
     if (rdata.trim().startsWith('\\#')) return parseGenericDsync(rdata, zone);
     const split = splitFields(rdata);
     if (!split.ok) return split;
@@ -79,7 +81,7 @@ const fromWire = (r: RdataReader): DSYNCValue => ({ rrtype: r.u16(), scheme: r.u
  * octet left over, the target's name uncompressed, §2.1), then checked as the presentation form is, and stored
  * in it. A stray octet would otherwise reach every client that reads the record as DSYNC, and break it.
  */
-function parseGenericDsync(rdata: string, zone: string): ParseResult<DSYNCValue> {
+function parseGenericDsync(rdata: string, zone: Reading): ParseResult<DSYNCValue> {
   const generic = parseGenericRdata(rdata, 'DSYNC');
   if (!generic.ok) return generic;
   const malformed = (reason: string): ParseResult<DSYNCValue> => ({

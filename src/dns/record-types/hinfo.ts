@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { checkFieldCount, formatCharacterString, parseCharacterString, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -16,12 +17,12 @@ export const HINFO: RecordTypeDefinition<HINFOValue> = {
     { name: 'cpu', description: 'character-string, at most 255 octets', kind: 'text' },
     { name: 'os', description: 'character-string, at most 255 octets', kind: 'text' },
   ],
-  parse(rdata: string): ParseResult<HINFOValue> {
+  parse(rdata: string, reading: Reading): ParseResult<HINFOValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
     if (!checkFieldCount('HINFO', split.fields, ['cpu', 'os'], problems)) return { ok: false, problems };
-    const [cpu, os] = split.fields.map((f, i) => parseCharacterString(f.raw, 'rdata', `HINFO ${i === 0 ? 'cpu' : 'os'}`));
+    const [cpu, os] = split.fields.map((f, i) => parseCharacterString(f.raw, 'rdata', `HINFO ${i === 0 ? 'cpu' : 'os'}`, reading));
     for (const s of [cpu, os]) if (!s.ok) problems.push(...s.problems);
     return finish(problems, () => ({ cpu: (cpu as { bytes: Buffer }).bytes, os: (os as { bytes: Buffer }).bytes }), HINFO.format);
   },

@@ -42,7 +42,8 @@ import { SVCB } from './svcb';
 import { TLSA } from './tlsa';
 import { TXT } from './txt';
 import { ZONEMD } from './zonemd';
-import { SIGNER_RECORD_TYPES, useTypeNames } from './signer-types';
+import { SIGNER_RECORD_TYPES } from './signer-types';
+import { typeMnemonicOf } from './type-codes';
 
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
@@ -136,8 +137,4 @@ export function getServedRecordType(type: string): RecordTypeDefinition | undefi
 }
 
 /** the mnemonic of a type code: the model's name, the signer's, or RFC 3597's TYPEnnn */
-export function typeMnemonic(code: number): string {
-  return BY_CODE.get(code)?.type ?? SIGNER_RECORD_TYPES.find((t) => t.code === code)?.type ?? `TYPE${code}`;
-}
-
-useTypeNames({ mnemonic: typeMnemonic, code: (name) => (BY_NAME.get(name) ?? SIGNER_BY_NAME.get(name))?.code });
+export const typeMnemonic = typeMnemonicOf;

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from '../ip';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, MAX_RDATA_OCTETS, parseBase64, parseUnsigned, splitFields } from '../presentation';
@@ -27,7 +28,7 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
     { name: 'gateway', description: "'.', an IPv4 or IPv6 address, or a domain name, as the gateway type says" },
     { name: 'public-key', description: 'base64, blanks allowed between pieces', optional: true },
   ],
-  parse(rdata: string, zone: string): ParseResult<IPSECKEYValue> {
+  parse(rdata: string, zone: Reading): ParseResult<IPSECKEYValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem } from '../problem';
@@ -17,7 +18,7 @@ export const LP: RecordTypeDefinition<LPValue> = {
     { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
     { name: 'fqdn', description: 'the name holding L32 or L64 records' },
   ],
-  parse(rdata: string, zone: string): ParseResult<LPValue> {
+  parse(rdata: string, zone: Reading): ParseResult<LPValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { inRdataField, Problem, problem } from '../problem';
@@ -17,7 +18,7 @@ export const MX: RecordTypeDefinition<MXValue> = {
     { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
     { name: 'exchange', description: "host name of the mail server; '.' with preference 0 is the null MX (RFC 7505)" },
   ],
-  parse(rdata: string, zone: string): ParseResult<MXValue> {
+  parse(rdata: string, zone: Reading): ParseResult<MXValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, formatCharacterString, parseCharacterString, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
@@ -65,7 +66,7 @@ export const NAPTR: RecordTypeDefinition<NAPTRValue> = {
     { name: 'regexp', description: 'character-string: substitution expression delim-ere-delim-repl-delim-flags, or ""', kind: 'text' },
     { name: 'replacement', description: "domain name, or '.' when regexp is used" },
   ],
-  parse(rdata: string, zone: string): ParseResult<NAPTRValue> {
+  parse(rdata: string, zone: Reading): ParseResult<NAPTRValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
@@ -76,7 +77,7 @@ export const NAPTR: RecordTypeDefinition<NAPTRValue> = {
     const order = parseUnsigned(f[0], { type: 'NAPTR', name: 'order', max: 65535 }, problems);
     const preference = parseUnsigned(f[1], { type: 'NAPTR', name: 'preference', max: 65535 }, problems);
     const strings = [f[2], f[3], f[4]].map((raw, i) => {
-      const s = parseCharacterString(raw, 'rdata', `NAPTR ${['flags', 'services', 'regexp'][i]}`);
+      const s = parseCharacterString(raw, 'rdata', `NAPTR ${['flags', 'services', 'regexp'][i]}`, zone);
       if (!s.ok) {
         problems.push(...s.problems);
         return undefined;

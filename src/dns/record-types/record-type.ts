@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { Problem } from '../problem';
 import type { RdataReader } from '../wire/reader';
 import type { WireWriter } from '../wire/writer';
@@ -32,8 +33,8 @@ export interface RecordTypeDefinition<V = any> {
   rfcs: string[];
   /** RDATA fields in presentation order, shown to API clients */
   fields: RecordFieldInfo[];
-  /** parse + validate the presentation form; zone is the origin for relative names, without trailing dot */
-  parse(rdata: string, zone: string): ParseResult<V>;
+  /** parse + validate the presentation form, read as `zone` says: the origin relative names are completed with, or a whole reading (src/dns/reading.ts) */
+  parse(rdata: string, zone: Reading): ParseResult<V>;
   /** canonical presentation form (what is stored and shown); parse(format(v)) gives the same canonical string */
   format(value: V): string;
   /**

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, splitFields } from '../presentation';
 import { Problem } from '../problem';
@@ -20,7 +21,7 @@ export const RP: RecordTypeDefinition<RPValue> = {
     { name: 'mbox-dname', description: "mailbox with the @ written as a dot; '.' for none" },
     { name: 'txt-dname', description: "name holding TXT records about the person; '.' for none" },
   ],
-  parse(rdata: string, zone: string): ParseResult<RPValue> {
+  parse(rdata: string, zone: Reading): ParseResult<RPValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -3,12 +3,14 @@
  * §3, §4). They are not in the user-facing registry (index.ts): no API, zone file or UPDATE can store one
  * (imports drop them, zone-file.ts); the signer makes them and the primary serves them like any other type.
  */
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseBase64, parseHex, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { base32hex, fromBase32hex } from '../wire/nsec3-hash';
 import { typeBitmap, typesOfBitmap } from '../wire/type-bitmap';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
+import { typeCodeOf, typeMnemonicOf } from './type-codes';
 
 /** RRSIG's RDATA (RFC 4034 §3.1), the Signer's Name in presentation form */
 export interface RRSIGValue {
@@ -39,23 +41,11 @@ export interface NSEC3Value extends NSEC3PARAMValue {
   types: number[];
 }
 
-/** the mnemonic of a type code in a bitmap or an RRSIG: the model's name, or RFC 3597's TYPEnnn */
-let mnemonicOf: (code: number) => string = (code) => `TYPE${code}`;
-let codeOf: (name: string) => number | undefined = () => undefined;
-/** index.ts hands over its look-ups (it imports this file, so this file cannot import it) */
-export function useTypeNames(names: { mnemonic: (code: number) => string; code: (name: string) => number | undefined }): void {
-  mnemonicOf = names.mnemonic;
-  codeOf = names.code;
-}
-
-/** a type's mnemonic as the model names it (RFC 3597's TYPEnnn for another): for RDATA that names a type (DSYNC) */
-export const typeMnemonicOf = (code: number): string => mnemonicOf(code);
-
 /** a type named in RDATA (a mnemonic, or TYPEnnn), with a problem when it is none */
 export function typeCode(text: string, problems: Problem[]): number | undefined {
   const upper = text.toUpperCase();
   const m = /^TYPE([0-9]{1,5})$/.exec(upper);
-  const code = m ? Number(m[1]) : codeOf(upper);
+  const code = m ? Number(m[1]) : typeCodeOf(upper);
   if (code === undefined || code > 65535)
     problems.push(problem('rdata', 'TYPE_UNKNOWN', `rdata: ${JSON.stringify(text)} is not a record type`));
   return code;
@@ -168,7 +158,7 @@ const typeList = (types: number[]) => {
   if (text === undefined) {
     text = [...new Set(types)]
       .sort((a, b) => a - b)
-      .map((code) => mnemonicOf(code))
+      .map((code) => typeMnemonicOf(code))
       .join(' ');
     if (typeLists.size >= TYPE_LISTS_KEPT) typeLists.clear();
     typeLists.set(key, text);
@@ -181,7 +171,7 @@ const typeList = (types: number[]) => {
  * share by the thousand (a signer keeps it and appends each signature's base64)
  */
 export const rrsigTextHead = (v: Omit<RRSIGValue, 'signature'>): string =>
-  `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
+  `${typeMnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
 
 /**
  * `rrsigTextHead` without keeping its expiration's text: a signed write's few RRSIGs each expire at a second of
@@ -189,7 +179,7 @@ export const rrsigTextHead = (v: Omit<RRSIGValue, 'signature'>): string =>
  * lives long enough to be promoted and then dies old (a collection of the old generation's doing)
  */
 export const rrsigTextHeadOnce = (v: Omit<RRSIGValue, 'signature'>): string =>
-  `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${timeText(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
+  `${typeMnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${timeText(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
 
 /** RRSIG (RFC 4034 §3) */
 export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
@@ -207,7 +197,7 @@ export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
     { name: 'signer', description: 'the zone apex' },
     { name: 'signature', description: 'base64' },
   ],
-  parse(rdata: string, zone: string): ParseResult<RRSIGValue> {
+  parse(rdata: string, zone: Reading): ParseResult<RRSIGValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
@@ -275,7 +265,7 @@ export const NSEC: RecordTypeDefinition<NSECValue> = {
     { name: 'next', description: "the next owner name in the zone's canonical order" },
     { name: 'types', description: 'the types present at this owner' },
   ],
-  parse(rdata: string, zone: string): ParseResult<NSECValue> {
+  parse(rdata: string, zone: Reading): ParseResult<NSECValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -2,6 +2,7 @@
  * Types whose RDATA is one domain name (NS, CNAME, DNAME, PTR: RFC 1035 §3.3, RFC 6672 §2.1). Each type file
  * calls this with its own code and RFC references.
  */
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { splitFields, checkFieldCount } from '../presentation';
 import { Problem } from '../problem';
@@ -24,7 +25,7 @@ export function singleNameType(spec: {
     code: spec.code,
     rfcs: spec.rfcs,
     fields: [{ name: spec.fieldName, description: spec.description }],
-    parse(rdata: string, zone: string): ParseResult<SingleNameValue> {
+    parse(rdata: string, zone: Reading): ParseResult<SingleNameValue> {
       const split = splitFields(rdata);
       if (!split.ok) return split;
       const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
@@ -31,7 +32,7 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
     { name: 'expire', description: 'seconds after which a secondary stops answering without a refresh, 0–2147483647', kind: 'int' },
     { name: 'minimum', description: 'negative-caching TTL in seconds (RFC 2308 §4), 0–2147483647', kind: 'int' },
   ],
-  parse(rdata: string, zone: string): ParseResult<SOAValue> {
+  parse(rdata: string, zone: Reading): ParseResult<SOAValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { inRdataField, Problem } from '../problem';
@@ -21,7 +22,7 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
     { name: 'port', description: '0–65535', kind: 'int' },
     { name: 'target', description: "host name of the server; '.' means the service is not available" },
   ],
-  parse(rdata: string, zone: string): ParseResult<SRVValue> {
+  parse(rdata: string, zone: Reading): ParseResult<SRVValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

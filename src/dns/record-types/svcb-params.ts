@@ -2,6 +2,7 @@
  * SVCB and HTTPS share their RDATA (RFC 9460 §2): SvcPriority, TargetName and SvcParams. This file holds the
  * parameter rules; svcb.ts and https.ts only name the type.
  */
+import type { Reading } from '../reading';
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from '../ip';
 import { parseDomainNameInRdata } from '../name';
 import { nameWireLength } from '../wire/name';
@@ -249,7 +250,7 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
     code: spec.code,
     rfcs: spec.rfcs,
     fields: SVCB_FIELDS,
-    parse(rdata: string, zone: string): ParseResult<SVCBValue> {
+    parse(rdata: string, zone: Reading): ParseResult<SVCBValue> {
       const split = splitFields(rdata);
       if (!split.ok) return split;
       const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import {
   decodeEscapes,
   formatCharacterString,
@@ -29,7 +30,7 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
       kind: 'texts',
     },
   ],
-  parse(rdata: string): ParseResult<TXTValue> {
+  parse(rdata: string, reading: Reading): ParseResult<TXTValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
@@ -41,7 +42,7 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     }
     const strings: Buffer[] = [];
     split.fields.forEach((f, i) => {
-      const s = parseCharacterString(f.raw, 'rdata', `TXT string ${i + 1}`);
+      const s = parseCharacterString(f.raw, 'rdata', `TXT string ${i + 1}`, reading);
       if (s.ok) strings.push(s.bytes);
       else
         problems.push(
@@ -148,7 +149,7 @@ function powerDnsContent(rdata: string): string {
   if (!split.ok) return rdata;
   let cut = false;
   const fields = split.fields.map((field) => {
-    const decoded = parseCharacterString(field.raw, 'rdata', 'TXT string', Number.MAX_SAFE_INTEGER);
+    const decoded = parseCharacterString(field.raw, 'rdata', 'TXT string', undefined, Number.MAX_SAFE_INTEGER);
     if (!decoded.ok || decoded.bytes.length <= MAX_CHARACTER_STRING_OCTETS) return field.raw;
     cut = true;
     const strings: string[] = [];

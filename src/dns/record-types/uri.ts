@@ -1,3 +1,4 @@
+import type { Reading } from '../reading';
 import { checkFieldCount, formatCharacterString, parseCharacterString, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -18,7 +19,7 @@ export const URI: RecordTypeDefinition<URIValue> = {
     { name: 'weight', description: '0–65535, relative weight among equal priorities', kind: 'int' },
     { name: 'target', description: 'the URI (RFC 3986), quoted', kind: 'text' },
   ],
-  parse(rdata: string): ParseResult<URIValue> {
+  parse(rdata: string, reading: Reading): ParseResult<URIValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
@@ -27,7 +28,7 @@ export const URI: RecordTypeDefinition<URIValue> = {
     const priority = parseUnsigned(f[0], { type: 'URI', name: 'priority', max: 65535 }, problems);
     const weight = parseUnsigned(f[1], { type: 'URI', name: 'weight', max: 65535 }, problems);
     // RFC 7553 §4.4: the target is not a <character-string>, so it may exceed 255 octets
-    const target = parseCharacterString(f[2], 'rdata', 'URI target', 65535 - 4);
+    const target = parseCharacterString(f[2], 'rdata', 'URI target', reading, 65535 - 4);
     if (!target.ok) problems.push(...target.problems);
     else if (target.bytes.length === 0)
       problems.push(problem('rdata', 'URI_TARGET_EMPTY', 'rdata: the URI target is empty; RFC 7553 §4.4 needs a URI'));

@@ -13,6 +13,7 @@ import type { DomainType } from '../types/domain.type';
 import type { RecordType } from '../types/record.type';
 import type { UserType } from '../types/user.type';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
+import { plainRecordListsBelow } from './plain-record-lists';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {
@@ -43,6 +44,18 @@ function direct<TRoot, TArgs = Record<string, never>>(
     }
   };
   return { type, field, resolve: rejecting };
+}
+
+/**
+ * the arguments of the plain record lists right below a list of zones (plain-record-lists.ts), for its resolver to
+ * read ahead with the zones; none where one cannot be read (its own resolver then reports the error where it is)
+ */
+function plainListsBelow(info: GraphQLResolveInfo): Record<string, unknown>[] {
+  try {
+    return plainRecordListsBelow(info);
+  } catch {
+    return [];
+  }
 }
 
 // the resolver classes hold no state: one instance of each answers every call, as type-graphql's does
@@ -79,7 +92,7 @@ const propagation = new PropagationResolver();
  * resolver reads the same values from GraphQL's own objects.
  */
 export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
-  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) => users.domains(args, user, ctx, info)),
+  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) => users.domains(args, user, ctx, plainListsBelow(info))),
   direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx, info) =>
     users.domainsConnection(args, user, ctx, info),
   ),

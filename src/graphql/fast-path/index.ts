@@ -6,6 +6,7 @@ import { compiledExecution } from './compiled-execution';
 import { serviceOperations, type ServiceOperationRunner } from './service-operations';
 
 export { installDirectFieldResolvers } from './direct-field-resolvers';
+export { checkArgument, checkInput } from './check-input';
 export type { ServiceOperationResult, ServiceOperationRunner } from './service-operations';
 
 /**

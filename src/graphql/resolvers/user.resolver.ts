@@ -12,24 +12,18 @@ import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
 import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
-import { plainRecordListsBelow } from '../fast-path/plain-record-lists';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
 import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './paging';
 
 /**
- * The filters of the plain record lists asked for under a User.domains list, distinct, each as Domain.records
- * makes it: the zones' loader reads those records with the zones. A list whose arguments Domain.records refuses
- * is not read ahead: its own resolver reports the error where the list is.
+ * The filters of the plain record lists asked for under a User.domains list (the arguments of each, as GraphQL's
+ * fast path finds them: fast-path/plain-record-lists.ts), distinct, each as Domain.records makes it: the zones'
+ * loader reads those records with the zones. A list whose arguments Domain.records refuses is not read ahead:
+ * its own resolver reports the error where the list is.
  */
-function recordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): NestedRecordArgs[] {
+function recordListsBelow(lists: readonly Record<string, unknown>[], ctx: GraphQLContext): NestedRecordArgs[] {
   const filters = new Map<string, NestedRecordArgs>();
-  let lists: Record<string, unknown>[];
-  try {
-    lists = plainRecordListsBelow(info);
-  } catch {
-    return [];
-  }
   for (const args of lists) {
     try {
       const filter = nestedRecordsFilter(args, ctx);
@@ -99,10 +93,12 @@ export class UserResolver {
     @Args({ validate: false }) args: NestedListArgs,
     @Root() user: UserType,
     @Ctx() ctx: GraphQLContext,
-    @Info() info?: GraphQLResolveInfo,
+    // the arguments of the plain record lists below, read ahead with the zones: handed in by the fast path that
+    // answers them (fast-path/direct-field-resolvers.ts); none otherwise
+    plainRecordLists: readonly Record<string, unknown>[] = [],
   ) {
     const first = nestedFirst(args.first, ctx);
-    const records = info ? recordListsBelow(info, ctx) : [];
+    const records = plainRecordLists.length ? recordListsBelow(plainRecordLists, ctx) : [];
     return ctx.loaders.domainsByUserId(records.length ? { first, records } : { first }).load(user.id);
   }
 

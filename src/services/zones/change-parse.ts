@@ -1,4 +1,5 @@
-import { collectNameWarnings, parseOwner } from '../../dns/name';
+import type { Problem } from '../../dns/problem';
+import { parseOwner } from '../../dns/name';
 import {
   CanonicalRecord,
   type KnownRrset,
@@ -161,7 +162,8 @@ export function parseZoneChange(
       if (change.rdatas!.length + (disabledRdatas?.length ?? 0) > 0 && !matchOnly && missing(TTL_FIELD)) return undefined;
       // the RRset's owner and type in canonical form, also when the new set is empty; read once for its records
       // where the owner reads with no warning (each record's reading reports the owner's warnings as its own)
-      const { result: owner, warnings: ownerWarnings } = collectNameWarnings(() => parseOwner(change.owner!, zone, 'owner'));
+      const ownerWarnings: Problem[] = [];
+      const owner = parseOwner(change.owner!, zone, 'owner', ownerWarnings);
       const definition = getRecordType(String(change.type).trim());
       if (!owner.ok) at(owner.problems);
       if (!definition) at([unsupportedTypeProblem(String(change.type), 'type')]);
