@@ -30,7 +30,9 @@ const TMP = path.join(__dirname, '.tmp');
 const RESULTS = QUICK ? path.join(TMP, 'RESULTS-analytics-quick.md') : path.join(__dirname, 'RESULTS-analytics.md');
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const { encodeDnstap } = require(path.join(ROOT, 'dist', 'src', 'analytics', 'dnstap.js'));
-const { encodeControlFrame, encodeDataFrame, CONTROL, DNSTAP_CONTENT_TYPE } = require(path.join(ROOT, 'dist', 'src', 'analytics', 'frame-streams.js'));
+const { encodeControlFrame, encodeDataFrame, CONTROL, DNSTAP_CONTENT_TYPE } = require(
+  path.join(ROOT, 'dist', 'src', 'analytics', 'frame-streams.js'),
+);
 
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const zoneName = (z) => `z${z}.analytics.bench`;
@@ -107,7 +109,12 @@ async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const machine = machineInfo(ROOT);
   await withDatabase('zk_bench_analytics', async (url) => {
-    const svc = await startService({ databaseUrl: url, apiKey: API_KEY, logFile: path.join(TMP, 'analytics-service.log'), env: { ROLES: 'api' } });
+    const svc = await startService({
+      databaseUrl: url,
+      apiKey: API_KEY,
+      logFile: path.join(TMP, 'analytics-service.log'),
+      env: { ROLES: 'api' },
+    });
     const db = new Client({ connectionString: url });
     await db.connect();
     try {
@@ -143,14 +150,28 @@ async function main() {
           ANALYTICS_DNSTAP_LISTEN: `127.0.0.1:${dnstapPort}`,
         },
       });
-      for (const deadline = Date.now() + 60_000; ; ) {
-        const open = await new Promise((resolve) => net.connect(dnstapPort, '127.0.0.1').once('connect', function () { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+      for (const deadline = Date.now() + 60_000; ;) {
+        const open = await new Promise((resolve) =>
+          net
+            .connect(dnstapPort, '127.0.0.1')
+            .once('connect', function () {
+              this.destroy();
+              resolve(true);
+            })
+            .once('error', () => resolve(false)),
+        );
         if (open) break;
         if (Date.now() > deadline) throw new Error('the collector did not listen');
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       const sizeOf = async () =>
-        Number((await db.query(`select sum(pg_total_relation_size(c.oid))::bigint as n from pg_class c where c.relname in ('query_counts', 'query_coverage', 'query_last_seen', 'query_secondaries')`)).rows[0].n);
+        Number(
+          (
+            await db.query(
+              `select sum(pg_total_relation_size(c.oid))::bigint as n from pg_class c where c.relname in ('query_counts', 'query_coverage', 'query_last_seen', 'query_secondaries')`,
+            )
+          ).rows[0].n,
+        );
       const sizeBefore = await sizeOf();
       log(`making ${FRAMES} frames`);
       const frames = makeFrames(FRAMES);
@@ -164,7 +185,9 @@ async function main() {
       const sentAt = Date.now();
       let stored = 0;
       while (stored < FRAMES) {
-        stored = Number((await db.query(`select coalesce(sum("count"), 0)::bigint as n from query_counts where resolution = 60`)).rows[0].n);
+        stored = Number(
+          (await db.query(`select coalesce(sum("count"), 0)::bigint as n from query_counts where resolution = 60`)).rows[0].n,
+        );
         if (Date.now() - sentAt > 300_000) throw new Error(`only ${stored} of ${FRAMES} counted after 5 minutes`);
         if (stored < FRAMES) await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -173,11 +196,25 @@ async function main() {
       const cpu = cpuSeconds(collector.pid) - cpuBefore;
       const rows = Number((await db.query(`select count(*)::bigint as n from query_counts where resolution = 60`)).rows[0].n);
       const minutes = Number((await db.query(`select count(distinct bucket)::int as n from query_counts where resolution = 60`)).rows[0].n);
-      const dropped = Number((await db.query(`select coalesce(sum(dropped + malformed + unmatched), 0)::bigint as n from query_coverage`)).rows[0].n);
+      const dropped = Number(
+        (await db.query(`select coalesce(sum(dropped + malformed + unmatched), 0)::bigint as n from query_coverage`)).rows[0].n,
+      );
       await db.query('vacuum analyze query_counts, query_coverage, query_last_seen');
       const sizeAfter = await sizeOf();
       await collector.stop();
-      const throughput = { elapsed, perSecond: FRAMES / elapsed, perCpuSecond: FRAMES / cpu, cpu, rssBefore, peakRss, rows, minutes, dropped, sizeBefore, sizeAfter };
+      const throughput = {
+        elapsed,
+        perSecond: FRAMES / elapsed,
+        perCpuSecond: FRAMES / cpu,
+        cpu,
+        rssBefore,
+        peakRss,
+        rows,
+        minutes,
+        dropped,
+        sizeBefore,
+        sizeAfter,
+      };
       log(`throughput: ${JSON.stringify(throughput)}`);
 
       // the nested answer
@@ -190,7 +227,11 @@ async function main() {
         if (res.status !== 200 || res.json?.errors) throw new Error(`GraphQL → ${res.status} ${res.text.slice(0, 300)}`);
         const zones = res.json.data.domains.nodes;
         if (zones.length !== NESTED_ZONES) throw new Error(`${zones.length} zones answered`);
-        return { ms: Number(process.hrtime.bigint() - start) / 1e6, counted: zones.reduce((s, z) => s + z.records.reduce((t, r) => t + (r.queryCount ?? 0), 0), 0), records: zones.reduce((s, z) => s + z.records.length, 0) };
+        return {
+          ms: Number(process.hrtime.bigint() - start) / 1e6,
+          counted: zones.reduce((s, z) => s + z.records.reduce((t, r) => t + (r.queryCount ?? 0), 0), 0),
+          records: zones.reduce((s, z) => s + z.records.length, 0),
+        };
       };
       for (let i = 0; i < 5; i++) await Promise.all([time(withCounts), time(without)]);
       const a = [];
@@ -201,7 +242,14 @@ async function main() {
         a.push(sample.ms);
         b.push((await time(without)).ms);
       }
-      const nested = { withP50: percentile(a, 50), withP99: percentile(a, 99), withoutP50: percentile(b, 50), withoutP99: percentile(b, 99), records: sample.records, counted: sample.counted };
+      const nested = {
+        withP50: percentile(a, 50),
+        withP99: percentile(a, 99),
+        withoutP50: percentile(b, 50),
+        withoutP99: percentile(b, 99),
+        records: sample.records,
+        counted: sample.counted,
+      };
       log(`nested: ${JSON.stringify(nested)}`);
       write({ throughput, nested, machine });
     } finally {
@@ -214,7 +262,7 @@ async function main() {
 const mib = (bytes) => (bytes / 1048576).toFixed(1);
 
 function write({ throughput: t, nested: n, machine }) {
-  const perMillion = ((t.sizeAfter - t.sizeBefore) / (FRAMES / 1e6));
+  const perMillion = (t.sizeAfter - t.sizeBefore) / (FRAMES / 1e6);
   const text = `# Query analytics: the collector and the nested reads
 
 Run ${new Date().toISOString().slice(0, 10)} by \`npm run bench:analytics\` (bench/analytics.js)${QUICK ? ' — BENCH_QUICK: not for comparison' : ''}.
@@ -238,7 +286,7 @@ default).
 | size per million queries counted | ${mib(perMillion)} MiB |
 
 The size follows the distinct (zone, owner, type, RCODE, secondary, minute) rows, not the queries: here
-${t.rows.toLocaleString('en')} rows a minute, ${(t.sizeAfter - t.sizeBefore) / Math.max(1, t.rows) | 0} bytes a row with its indexes.
+${t.rows.toLocaleString('en')} rows a minute, ${((t.sizeAfter - t.sizeBefore) / Math.max(1, t.rows)) | 0} bytes a row with its indexes.
 
 ## The nested answer: ${NESTED_ZONES} zones, their records, each record's counts over a day
 

@@ -24,8 +24,9 @@ import { freePort, Knot, servedSerial, startKnotd } from './knot';
 
 const ZONE = 'fleet.analytics.zk.test';
 const FLEET_KEY = { name: 'zk-fleet-analytics-fleet', secret: randomBytes(32).toString('base64') };
-/** queries sent to each secondary (bench/analytics.js sends 100,000) */
-const PER_SECONDARY = Number(process.env.ANALYTICS_FLEET_QUERIES ?? 10_000);
+/** queries sent to each secondary paced, and to BIND unpaced (ANALYTICS_FLEET_QUERIES=100000: the issue's proof, minutes) */
+const PER_SECONDARY = Number(process.env.ANALYTICS_FLEET_QUERIES ?? 5_000);
+const UNPACED = Number(process.env.ANALYTICS_FLEET_QUERIES ?? 10_000);
 /** how long the collector is away while BIND is queried */
 const GAP_MS = 30_000;
 
@@ -252,7 +253,7 @@ afterAll(async () => {
 });
 
 /** queries sent before waiting for the collector to count them: under the senders' dnstap queues (512 messages) */
-const CHUNK = 400;
+const CHUNK = 500;
 
 test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly, per owner, type, RCODE and secondary`, async () => {
   // the readiness probes above were answered and counted too: the mix is measured from what is counted now
@@ -289,16 +290,16 @@ test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly
   expect([...sent.get('bind-a')!.keys()]).toEqual(expect.arrayContaining([`web.${ZONE} AAAA NOERROR`, `gone.deep.${ZONE} TXT NXDOMAIN`]));
 }, 180_000);
 
-test(`${PER_SECONDARY} queries to BIND unpaced: what is not counted is what BIND's drop counter says it dropped`, async () => {
+test(`${UNPACED} queries to BIND unpaced: what is not counted is what BIND's drop counter says it dropped`, async () => {
   const before = await counted();
   const droppedBefore = await bindDnstapDropped();
-  const answered = await sendQueries(bind!.port, knownMix(ZONE, PER_SECONDARY, 4));
-  expect(sum(answered)).toBe(PER_SECONDARY);
+  const answered = await sendQueries(bind!.port, knownMix(ZONE, UNPACED, 4));
+  expect(sum(answered)).toBe(UNPACED);
   const dropped = (await bindDnstapDropped()) - droppedBefore;
   const expected = new Map(before.get('bind-a'));
   for (const [key, count] of answered) expected.set(key, (expected.get(key) ?? 0) + count);
   const final = await countedUpTo(new Map([['bind-a', expected]]), dropped);
-  console.log(`BIND unpaced: ${PER_SECONDARY} answered, ${dropped} dnstap messages dropped by BIND`);
+  console.log(`BIND unpaced: ${UNPACED} answered, ${dropped} dnstap messages dropped by BIND`);
   expect(sum(expected) - sum(final.get('bind-a'))).toBe(dropped);
   // nothing is counted that was not answered
   for (const [key, count] of final.get('bind-a')!) expect({ key, over: count > (expected.get(key) ?? 0) }).toEqual({ key, over: false });
