@@ -48,7 +48,7 @@ const since = new Date(Date.now() - 60 * 60_000);
 async function startCollector(): Promise<ServiceProcess> {
   if (existsSync(socket)) rmSync(socket);
   const started = startServiceProcess({
-    DATABASE_URL: app.settings.databaseUrl as string,
+    DATABASE_URL: app.settings.databaseUrl,
     API_KEY: ADMIN_KEY,
     ROLES: 'collector',
     DNS_LISTEN: '',

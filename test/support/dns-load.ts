@@ -95,7 +95,7 @@ export async function sendQueries(
   const connections = options.connections ?? 4;
   const answered = new Map<string, number>();
   const shares = Array.from({ length: connections }, (_, i) => questions.filter((_, j) => j % connections === i));
-  await Promise.all(shares.map((share) => (share.length ? sendOver(port, share, options.window ?? 32, answered) : undefined)));
+  await Promise.all(shares.map((share) => (share.length ? sendOver(port, share, options.window ?? 32, answered) : Promise.resolve())));
   return answered;
 }
 
