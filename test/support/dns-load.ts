@@ -52,7 +52,7 @@ function sendOver(port: number, questions: readonly Question[], window: number, 
     const socket = net.connect(port, '127.0.0.1');
     let next = 0;
     let received = 0;
-    let pending = Buffer.alloc(0);
+    let pending: Buffer = Buffer.alloc(0);
     const inFlight = new Set<number>();
     const sendMore = () => {
       const batch: Buffer[] = [];
