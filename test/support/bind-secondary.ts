@@ -22,6 +22,8 @@ export async function startBindSecondary(options: {
   tsig: { name: string; secret: string };
   /** more lines of the `options` block (a dnstap output, say) */
   options?: string;
+  /** more statements after it (a `statistics-channels` block, say) */
+  more?: string;
 }): Promise<BindSecondary> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-bind-'));
@@ -43,6 +45,7 @@ export async function startBindSecondary(options: {
   min-retry-time 1;
 ${options.options ?? ''}
 };
+${options.more ?? ''}
 key "${options.tsig.name}" { algorithm hmac-sha256; secret "${options.tsig.secret}"; };
 ${zones}
 `;

@@ -29,6 +29,8 @@ export async function startNsdSecondary(options: {
   zones: string[];
   primaryPort: number;
   tsig: { name: string; secret: string };
+  /** more top-level sections of the configuration (a `dnstap:` section, say) */
+  more?: string;
 }): Promise<NsdSecondary> {
   const nsd = findBinary('nsd');
   const port = await freePort();
@@ -68,6 +70,7 @@ key:
   name: "${options.tsig.name}"
   algorithm: hmac-sha256
   secret: "${options.tsig.secret}"
+${options.more ?? ''}
 ${zones}`;
   const configFile = path.join(dir, 'nsd.conf');
   writeFileSync(configFile, config);
