@@ -14,7 +14,9 @@ const mods = Object.fromEntries(Object.entries(trees).map(([k, t]) => [k, {
   names: require(`${t}/dist/src/db/prepared-statements.js`),
 }]));
 const answer = [{ written: true, inserted: ['42'], signer_inserted: [], quota: null }];
-const sqlOf = (names) => ({ rows: async (text, params) => { const name = names.statementName(text); if (!name) throw new Error('no name'); return answer; }, affected: async () => 0, journalWritten() {} });
+// a build's naming of statements: a Database's own StatementNames, or (older builds) the module's statementName
+const namerOf = (names) => { if (!names.StatementNames) return names.statementName; const own = new names.StatementNames(); return (text) => own.nameOf(text); };
+const sqlOf = (names) => { const nameOf = namerOf(names); return { rows: async (text, params) => { const name = nameOf(text); if (!name) throw new Error('no name'); return answer; }, affected: async () => 0, journalWritten() {} }; };
 const write = (i) => ({
   domainId: 7, zone: 'w1.experiment.example', serialBefore: 100 + i, serialAfter: 101 + i,
   inserts: [{ owner: `h${i}`, type: 'A', ttl: 3600, rdata: `10.0.${(i >> 8) & 255}.${i & 255}` }],
