@@ -1,4 +1,6 @@
 import type { Sql } from '../db/pool';
+import type { JournalCommentChange } from '../entities/change.entity';
+import { insertEventsSql } from './events';
 
 /**
  * Comments on RRsets (docs/powerdns-api.md): plain rows in, plain rows out, in the order given per owner and
@@ -16,6 +18,79 @@ export interface RrsetComments {
   owner: string;
   type: string;
   comments: RrsetComment[];
+}
+
+/**
+ * The text an RRset's comments read as (`Record.comment`, the history): their contents in order, one a line; null
+ * for none. PowerDNS keeps a list per RRset (PowerDNS-Admin writes one a record); the other edges keep one.
+ */
+export function commentText(comments: readonly { content: string }[]): string | null {
+  return comments.length ? comments.map((c) => c.content).join('\n') : null;
+}
+
+/** the key of an RRset of a zone in `commentTextsOf`'s answer */
+export const rrsetKey = (domainId: number, owner: string, type: string): string => `${domainId} ${owner} ${type}`;
+
+/**
+ * The comment texts (`commentText`) of RRsets of any zones, by `rrsetKey`; an RRset without comments is not in
+ * the answer. One statement, whatever their number: each RRset is a probe of the primary key's prefix.
+ */
+export async function commentTextsOf(
+  sql: Sql,
+  rrsets: readonly { domainId: number; owner: string; type: string }[],
+): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  if (!rrsets.length) return texts;
+  const rows = await sql.rows<{ domain_id: string; owner: string; type: string; text: string }>(
+    `select c.domain_id, c.owner, c.type, string_agg(c.content, E'\n' order by c.position) as text
+       from (select distinct * from unnest($1::bigint[], $2::text[], $3::text[]) as s(domain_id, owner, type)) s
+       join rrset_comments c on c.domain_id = s.domain_id and c.owner = s.owner and c.type = s.type
+      group by c.domain_id, c.owner, c.type`,
+    [rrsets.map((r) => r.domainId), rrsets.map((r) => r.owner), rrsets.map((r) => r.type)],
+  );
+  for (const row of rows) texts.set(rrsetKey(Number(row.domain_id), row.owner, row.type), row.text);
+  return texts;
+}
+
+/**
+ * A change of comments alone (docs/changes.md, «Comments»): its journal row, of kind `comment-changed`, at the
+ * zone's serial (no DNS data changed, so no serial step), written as published (nothing to NOTIFY, RFC 1996), and
+ * its `zone.comments_changed` event, in one statement of the caller's transaction. Answers the row's id.
+ */
+export async function journalCommentChange(
+  sql: Sql,
+  change: {
+    domainId: number;
+    zone: string;
+    serial: number;
+    comments: readonly JournalCommentChange[];
+    author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number; email?: string };
+  },
+): Promise<number> {
+  const author = change.author ?? {};
+  const [row] = await sql.rows<{ id: string }>(
+    `with chg as (
+       insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, comments,
+                            author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, published_at)
+       values ($1, $2, 'comment-changed', $3, $3, '[]'::jsonb, '[]'::jsonb, $4::jsonb, $5, $6, $7, $8, $9, now()) returning id),
+     ev as (${insertEventsSql(`select 'zone.comments_changed', $1::bigint, $2::text, d.user_id, chg.id,
+         jsonb_build_object('zone', $2::text, 'serial', $3::bigint) from chg, domains d where d.id = $1`)})
+     select id from chg`,
+    [
+      change.domainId,
+      change.zone,
+      change.serial,
+      JSON.stringify(change.comments),
+      author.keyId ?? null,
+      author.keyName ?? null,
+      author.userId ?? null,
+      author.tsigKeyId ?? null,
+      author.email ?? null,
+    ],
+  );
+  // the row and its event reach the live readers as a change's do
+  sql.journalWritten();
+  return Number(row.id);
 }
 
 /** a zone's comments, by owner and type (one owner, and one type, when given) */
