@@ -16,6 +16,7 @@ import type { ZoneHealth } from '../services/operations/health.service';
 import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
 import type { VoteRow } from '../repositories/steering';
 import type { Services } from '../services';
+import { rrsetKey } from '../repositories/rrset-comments';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -95,7 +96,10 @@ export interface ListedZoneFields {
 }
 
 /** the services the loaders read through */
-export type LoaderServices = Pick<Services, 'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering'>;
+export type LoaderServices = Pick<
+  Services,
+  'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering' | 'rrsetComments'
+>;
 
 /**
  * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
@@ -211,6 +215,14 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       const derived = await services.aliases.derivedAmong(ctx.db, ids);
       return ids.map((id) => derived.has(id));
     }),
+    /** Record.comment over the records of one level: their RRsets' comments, one statement */
+    commentOfRrset: new DataLoader<{ domainId: number; owner: string; type: string }, string | null, string>(
+      async (rrsets) => {
+        const texts = await services.rrsetComments.textsOfRecords(ctx, rrsets);
+        return rrsets.map((r) => texts.get(rrsetKey(r.domainId, r.owner, r.type)) ?? null);
+      },
+      { cacheKeyFn: (r) => rrsetKey(r.domainId, r.owner, r.type) },
+    ),
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await reads.usersByIds(ctx, ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id));
