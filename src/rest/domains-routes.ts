@@ -1,6 +1,6 @@
 import { parseId } from '../graphql/inputs/ids';
 import { DomainError } from '../errors/catalogue';
-import { GqlDomain, presentDomain } from './presenters';
+import { GqlDomain, presentDomain, withoutNoComments } from './presenters';
 import { arrayOf, FieldSpec, Inputs, mapPages, ref, RouteResult, RouteSpec, Runner, zoneSelector } from './route-spec';
 import { accepted } from './change-requests-routes';
 
@@ -17,6 +17,7 @@ interface GqlImportResult {
   serial: number;
   dryRun: boolean;
   dropped: { type: string; count: number }[];
+  commentsKept: number;
   warnings: { line: number | null; field: string; code: string; message: string }[];
   addedRecords: string[] | null;
   removedRecords: string[] | null;
@@ -225,16 +226,15 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
           expectSerial: inputs.expectSerial,
           force: forceOf(inputs.force),
         });
-        return { body: plan.applyZoneChanges };
+        return { body: withoutNoComments(plan.applyZoneChanges as { comments?: unknown[] | null }) };
       }
-      const data = await runner.run<{ applyZoneChanges: { zone: string; changeRequest: Record<string, unknown> | null } }>(
-        'applyZoneChanges',
-        { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial, force: forceOf(inputs.force) },
-      );
+      const data = await runner.run<{
+        applyZoneChanges: { zone: string; changeRequest: Record<string, unknown> | null; comments: unknown[] | null };
+      }>('applyZoneChanges', { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial, force: forceOf(inputs.force) });
       const { changeRequest, ...applied } = data.applyZoneChanges;
       // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
       if (changeRequest) return accepted(applied.zone, changeRequest);
-      return { body: applied };
+      return { body: withoutNoComments(applied) };
     },
   },
   {
@@ -252,12 +252,12 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     response: arrayOf('ZoneChangeEntry'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', {
+      const data = await runner.run<{ domain: { changes: { nodes: { comments: unknown[] }[] } } }>('zoneChanges', {
         zone: inputs.zone,
         first: inputs.first ?? 100,
         after: inputs.after,
       });
-      return { body: data.domain.changes.nodes };
+      return { body: data.domain.changes.nodes.map(withoutNoComments) };
     },
   },
   {
@@ -305,6 +305,11 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         serial: { type: 'integer' },
         dry_run: { type: 'boolean' },
         dropped: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, count: { type: 'integer' } } } },
+        comments_kept: {
+          type: 'integer',
+          description:
+            "the record lines whose comment ('; …' ending a record written on one line, Cloudflare's cf_tags=… with it) became their RRset's comment",
+        },
         warnings: {
           type: 'array',
           items: {
@@ -343,6 +348,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         serial: r.serial,
         dry_run: r.dryRun,
         dropped: r.dropped,
+        comments_kept: r.commentsKept,
         warnings: r.warnings,
       };
       if (r.addedRecords) body.added_records = r.addedRecords;

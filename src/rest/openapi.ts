@@ -200,6 +200,11 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             zone: { type: 'string' },
             type: { type: 'string' },
             ttl: { type: 'string', pattern: '^[0-9]+$' },
+            comment: {
+              type: 'string',
+              description:
+                "the comment of the record's RRset, where it has one (docs/changes.md, «Comments»); a record's add answers the comment it gave",
+            },
           },
           required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
         },
@@ -538,15 +543,20 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         ZoneChange: {
           type: 'object',
           description:
-            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed)',
+            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed), COMMENT (owner, type, comment: the RRset\'s comment alone); `comment` on a change that names owner and type sets that RRset\'s comment',
           properties: {
-            kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET'] },
+            kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET', 'COMMENT'] },
             id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
             owner: { type: 'string' },
             type: { type: 'string' },
             rdata: { type: 'string' },
             ttl: { type: 'integer' },
             rdatas: { type: 'array', items: { type: 'string' } },
+            comment: {
+              type: 'string',
+              description:
+                "the comment of the RRset of owner and type becomes this ('' removes it), at most MAX_COMMENT_LENGTH characters; COMMENT (owner, type, comment): the comment alone, no serial step",
+            },
           },
           required: ['kind'],
           additionalProperties: false,
@@ -581,6 +591,11 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
               type: 'array',
               items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
             },
+            comments: {
+              type: 'array',
+              description: "the RRsets' comments the set changed (a dry run: would change); absent when none",
+              items: { $ref: '#/components/schemas/RrsetCommentChange' },
+            },
           },
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
@@ -612,7 +627,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           type: 'object',
           properties: {
             id: { type: 'string', pattern: '^[0-9]+$' },
-            kind: { enum: ['zone-created', 'zone-changed', 'zone-deleted'] },
+            kind: {
+              enum: ['zone-created', 'zone-changed', 'zone-deleted', 'comment-changed'],
+              description: "comment-changed: only RRsets' comments changed (comments), no serial step",
+            },
             serialBefore: { type: ['integer', 'null'] },
             serialAfter: { type: 'integer' },
             createdAt: { type: 'string' },
@@ -644,8 +662,24 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
                 required: ['code', 'severity', 'owner', 'type', 'rfc', 'message'],
               },
             },
+            comments: {
+              type: 'array',
+              description: "the RRsets' comments the change changed (docs/changes.md, «Comments»); absent when none",
+              items: { $ref: '#/components/schemas/RrsetCommentChange' },
+            },
           },
           required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed', 'findings'],
+        },
+        RrsetCommentChange: {
+          type: 'object',
+          description: "an RRset's comment a change changed, its text before and after (null: none)",
+          properties: {
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            before: { type: ['string', 'null'] },
+            after: { type: ['string', 'null'] },
+          },
+          required: ['owner', 'type', 'before', 'after'],
         },
         ChangedRecord: {
           type: 'object',

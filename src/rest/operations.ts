@@ -4,6 +4,9 @@
  * one service method (record create), that method called with the operation's own checks (`Runner.call`).
  */
 const RECORD = 'id zone owner type rdata ttl';
+/** a record with its RRset's comment (docs/changes.md, «Comments»): what a record's own path answers */
+const RECORD_WITH_COMMENT = `${RECORD} comment`;
+const COMMENT_CHANGES = 'comments { owner type before after }';
 const USER = 'id email createdAt';
 const TSIG_KEY =
   'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
@@ -42,8 +45,8 @@ export const OPERATIONS = {
   rotateWebhookSecret: `mutation RotateWebhookSecret($id: ID!, $secret: String) { rotateWebhookSecret(id: $id, secret: $secret) { webhook { ${WEBHOOK} } secret } }`,
   redeliverWebhook: `mutation RedeliverWebhook($id: ID!, $events: [ID!]) { redeliverWebhook(id: $id, events: $events) }`,
 
-  getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD} } }`,
-  updateRecord: `mutation UpdateRecord($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { ${RECORD} } }`,
+  getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD_WITH_COMMENT} } }`,
+  updateRecord: `mutation UpdateRecord($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { ${RECORD_WITH_COMMENT} } }`,
   deleteRecord: `mutation DeleteRecord($id: ID!) { deleteRecord(id: $id) }`,
 
   listUsers: `query ListUsers($first: Int!, $after: String) {
@@ -77,21 +80,22 @@ export const OPERATIONS = {
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, force: $force) {
-      zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl }
+      zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } ${COMMENT_CHANGES}
       changeRequest { id status requiredApprovals } } }`,
   planZoneChanges: `mutation PlanZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true, force: $force) {
       zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
       rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-      disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity owner type rfc } } }`,
+      disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity owner type rfc }
+      ${COMMENT_CHANGES} } }`,
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { changes(first: $first, after: $after) {
       nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }
-        added { owner type rdata ttl } removed { owner type rdata ttl } findings { code severity owner type rfc message } }
+        added { owner type rdata ttl } removed { owner type rdata ttl } findings { code severity owner type rfc message } ${COMMENT_CHANGES} }
       pageInfo { hasNextPage endCursor } } } }`,
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
-      zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords
+      zone added removed serial dryRun dropped { type count } commentsKept warnings { line field code message } addedRecords removedRecords
       changeRequest { id status requiredApprovals } } }`,
   proposeZoneChange: `mutation ProposeZoneChange($zone: String!, $changes: [ZoneChangeInput!]!) {
     proposeZoneChange(zone: $zone, changes: $changes) { zone id status requiredApprovals } }`,

@@ -9,6 +9,8 @@ export interface GqlRecord {
   type: string;
   rdata: string;
   ttl: number;
+  /** the record's RRset's comment, where it was read (docs/changes.md, «Comments»); null: none */
+  comment?: string | null;
 }
 export interface GqlUser {
   id: string;
@@ -42,8 +44,26 @@ export interface GqlDomain {
   records: GqlRecord[];
 }
 
+/** A record; its RRset's `comment` only where it has one (the documented shape is unchanged without) */
 export function presentRecord(record: GqlRecord) {
-  return { id: Number(record.id), owner: record.owner, rdata: record.rdata, zone: record.zone, type: record.type, ttl: String(record.ttl) };
+  const presented = {
+    id: Number(record.id),
+    owner: record.owner,
+    rdata: record.rdata,
+    zone: record.zone,
+    type: record.type,
+    ttl: String(record.ttl),
+  };
+  return record.comment === undefined || record.comment === null ? presented : { ...presented, comment: record.comment };
+}
+
+/** what a change set or a history entry answers of RRsets' comments: only where it changed some */
+export function withoutNoComments<T extends { comments?: unknown[] | null }>(answer: T): T {
+  if (answer.comments !== undefined && (answer.comments === null || answer.comments.length === 0)) {
+    const { comments: _none, ...rest } = answer;
+    return rest as T;
+  }
+  return answer;
 }
 
 /** Inside a domain's `records`, items carry no `zone`. */
