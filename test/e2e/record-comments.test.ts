@@ -219,6 +219,38 @@ describe('GraphQL', () => {
     });
     expect(event.data.comments).toEqual([{ owner: '_acme-challenge', type: 'TXT', before: null, after: 'renewed by the ACME client' }]);
   });
+  it('on a zone under review a comment is proposed with the change request, its plan saying it, nothing written', async () => {
+    const zone = 'review-comments.example';
+    await createZone(app, userId, zone);
+    const approvals = await app.gql(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 1) }`, { z: zone });
+    expect(approvals.errors).toBeUndefined();
+    const proposed = await app.gql(
+      `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial changeRequest { id } } }`,
+      { z: zone, c: [{ kind: 'COMMENT', owner: 'web', type: 'A', comment: 'proposed' }] },
+      userKey,
+    );
+    expect(proposed.errors).toBeUndefined();
+    const id = proposed.data.applyZoneChanges.changeRequest.id;
+    const request = await app.gql(`query($id: ID!) { changeRequest(id: $id) { status plan { comments { owner type before after } } } }`, {
+      id,
+    });
+    expect(request.data.changeRequest.plan.comments).toEqual([{ owner: 'web', type: 'A', before: null, after: 'proposed' }]);
+    // a file's comments are proposed with its records, as COMMENT changes of the request
+    const imported = await app.gql(
+      `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE, dryRun: false, ttlPolicy: REFUSE) {
+        commentsKept changeRequest { id } } }`,
+      { z: zone, t: `api 300 IN A 192.0.2.7 ; from the file\n` },
+      userKey,
+    );
+    expect(imported.errors).toBeUndefined();
+    expect(imported.data.importZone.commentsKept).toBe(1);
+    const fromFile = await app.gql(`query($id: ID!) { changeRequest(id: $id) { plan { comments { owner type after } } } }`, {
+      id: imported.data.importZone.changeRequest.id,
+    });
+    expect(fromFile.data.changeRequest.plan.comments).toEqual([{ owner: 'api', type: 'A', after: 'from the file' }]);
+    expect(await commentOf(zone, 'web', 'A')).toEqual([]);
+    expect(await commentOf(zone, 'api', 'A')).toEqual([]);
+  });
 });
 
 describe('REST', () => {
