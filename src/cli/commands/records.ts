@@ -4,7 +4,12 @@ import { dryRunChanges } from './change-plan';
 
 /** a record as the CLI reads and prints it: with its RRset's comment (docs/changes.md, «Comments») */
 const RECORD_FIELDS = 'id owner type rdata ttl comment';
-const RECORD_COLUMNS = ['id', 'owner', 'ttl', 'type', 'rdata', 'comment'];
+/** the table's columns: COMMENT where a record shown has one (a zone without comments lists as it always did) */
+const recordColumns = (records: { comment?: string | null }[]) =>
+  records.some((r) => r.comment) ? ['id', 'owner', 'ttl', 'type', 'rdata', 'comment'] : ['id', 'owner', 'ttl', 'type', 'rdata'];
+/** a record written, as the CLI printed it before comments: its COMMENT only where it has one */
+const writtenColumns = (record: { comment?: string | null }) =>
+  record.comment ? ['id', 'owner', 'type', 'rdata', 'ttl', 'comment'] : ['id', 'owner', 'type', 'rdata', 'ttl'];
 const COMMENT_HELP = "the comment of the record's RRset ('' removes it; without it, the comment stays as it is)";
 
 /** the comment an option gives (absent: none, the RRset's stays) */
@@ -20,22 +25,24 @@ export function registerRecordCommands(program: Command): void {
     .option('--comment <text>', COMMENT_HELP)
     .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
     .action(
-      async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string; comment?: string; dryRun?: boolean }) => {
+      async (
+        zoneName: string,
+        owner: string,
+        type: string,
+        rdata: string,
+        options: { ttl: string; comment?: string; dryRun?: boolean },
+      ) => {
         const ttl = ttlOf(options.ttl);
         const comment = commentOf(options);
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }]);
         await writeOrPropose(
           program,
-          async () =>
-            print(
-              program,
-              (
-                await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { ${RECORD_FIELDS} } }`, {
-                  i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
-                })
-              ).createRecord,
-              RECORD_COLUMNS,
-            ),
+          async () => {
+            const { createRecord } = await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { ${RECORD_FIELDS} } }`, {
+              i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
+            });
+            print(program, createRecord, writtenColumns(createRecord));
+          },
           // a zone that requires approvals: the record proposed as an ADD
           async () => ({ zone: zoneName, changes: [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }] }),
         );
@@ -65,17 +72,13 @@ export function registerRecordCommands(program: Command): void {
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }]);
         await writeOrPropose(
           program,
-          async () =>
-            print(
-              program,
-              (
-                await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ${RECORD_FIELDS} } }`, {
-                  id,
-                  i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
-                })
-              ).updateRecord,
-              RECORD_COLUMNS,
-            ),
+          async () => {
+            const { updateRecord } = await gql(
+              `mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ${RECORD_FIELDS} } }`,
+              { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
+            );
+            print(program, updateRecord, writtenColumns(updateRecord));
+          },
           async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }] }),
         );
       },
@@ -93,7 +96,7 @@ export function registerRecordCommands(program: Command): void {
         limitOf(options.limit),
         'records',
       );
-      print(program, records, RECORD_COLUMNS);
+      print(program, records, recordColumns(records));
     });
   record
     .command('delete <id>')

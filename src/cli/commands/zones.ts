@@ -293,6 +293,8 @@ export function registerZoneCommands(program: Command): void {
       );
       const nodes = data.domain.changes.nodes as any[];
       if (program.opts().json) return print(program, nodes);
+      // the RRsets whose comment a change changed (a change of comments alone steps no serial): a column where one did
+      const commented = nodes.some((n) => n.comments.length);
       print(
         program,
         nodes.map((n) => ({
@@ -301,8 +303,9 @@ export function registerZoneCommands(program: Command): void {
           by: authorLabel(n.author, 'service'),
           added: n.added.filter((r: any) => r.type !== 'SOA').length,
           removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
-          // the RRsets whose comment the change changed (a change of comments alone steps no serial)
-          comments: (n.comments as { owner: string; type: string }[]).map((c) => `${c.owner} ${c.type}`).join(', '),
+          ...(commented
+            ? { comments: (n.comments as { owner: string; type: string }[]).map((c) => `${c.owner} ${c.type}`).join(', ') }
+            : {}),
         })),
       );
     });
