@@ -119,10 +119,7 @@ export async function signingOf(db: Sql, domainId: number): Promise<{ state: str
 export async function serialCommittedAt(db: Sql, zone: string, serial: number): Promise<Date | undefined> {
   const [row] = await db.rows(
     `select created_at from changes where zone = $1 and serial_after = $2 and kind <> 'comment-changed' order by id desc limit 1`,
-    [
-      zone,
-      serial,
-    ],
+    [zone, serial],
   );
   return row?.created_at ?? undefined;
 }

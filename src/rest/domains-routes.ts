@@ -230,7 +230,12 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       }
       const data = await runner.run<{
         applyZoneChanges: { zone: string; changeRequest: Record<string, unknown> | null; comments: unknown[] | null };
-      }>('applyZoneChanges', { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial, force: forceOf(inputs.force) });
+      }>('applyZoneChanges', {
+        zone: inputs.zone,
+        changes: inputs.changes,
+        expectSerial: inputs.expectSerial,
+        force: forceOf(inputs.force),
+      });
       const { changeRequest, ...applied } = data.applyZoneChanges;
       // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
       if (changeRequest) return accepted(applied.zone, changeRequest);

@@ -543,7 +543,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         ZoneChange: {
           type: 'object',
           description:
-            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed), COMMENT (owner, type, comment: the RRset\'s comment alone); `comment` on a change that names owner and type sets that RRset\'s comment',
+            "One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed), COMMENT (owner, type, comment: the RRset's comment alone); `comment` on a change that names owner and type sets that RRset's comment",
           properties: {
             kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET', 'COMMENT'] },
             id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },

@@ -23,7 +23,8 @@ const RECORD_BODY: Record<string, FieldSpec> = {
 };
 
 /** the comment a body gives the record's RRset (absent: it stays as it is) */
-const commentOf = (inputs: Inputs) => (inputs.comment === undefined || inputs.comment === null ? {} : { comment: inputs.comment as string });
+const commentOf = (inputs: Inputs) =>
+  inputs.comment === undefined || inputs.comment === null ? {} : { comment: inputs.comment as string };
 
 /** the record of a body as a change set's change names it (the zone aside): what a zone under review is proposed */
 const recordChange = (inputs: Inputs) => ({
@@ -69,7 +70,9 @@ export const RECORD_ROUTES: RouteSpec[] = [
     response: arrayOf('Record'),
     async handle(_inputs, runner) {
       // the records GraphQL's `records` lists, by the same service method's scope and rules, in pages of 10,000
-      const rows = await runner.stream((services, context) => withComments(services, context, services.records.pages(context, {}, PAGE * 5)));
+      const rows = await runner.stream((services, context) =>
+        withComments(services, context, services.records.pages(context, {}, PAGE * 5)),
+      );
       return { itemPages: mapPages(rows, presentRecord) };
     },
   },

@@ -26,7 +26,7 @@ let userId: string;
 let userKey: string;
 
 beforeAll(async () => {
-  await buildOnce();
+  buildOnce();
   app = await startTestApp();
   userId = await createUser(app, 'comments@example.org');
   userKey = await createUserKey(app, userId);

@@ -39,7 +39,13 @@ function visibleTo(ctx: RequestContext, event: LiveEvent): LiveEvent {
   const { added, removed, findings, comments } = event.change;
   return {
     ...event,
-    change: { ...event.change, added: readable(added), removed: readable(removed), findings: readable(findings), comments: readable(comments) },
+    change: {
+      ...event.change,
+      added: readable(added),
+      removed: readable(removed),
+      findings: readable(findings),
+      comments: readable(comments),
+    },
   };
 }
 

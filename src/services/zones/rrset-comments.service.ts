@@ -2,13 +2,7 @@ import { decide, readsRecord, type KeyPolicy } from '../../auth/policy';
 import { parseOwner } from '../../dns/name';
 import { getRecordType } from '../../dns/record-types';
 import { DomainError, errorFromProblems, type ErrorDetail } from '../../errors/catalogue';
-import {
-  commentsOfZone,
-  commentText,
-  commentTextsOf,
-  RrsetComments,
-  rrsetKey,
-} from '../../repositories/rrset-comments';
+import { commentsOfZone, commentText, commentTextsOf, RrsetComments, rrsetKey } from '../../repositories/rrset-comments';
 import type { Sql } from '../../db/pool';
 import type { JournalCommentChange } from '../../entities/change.entity';
 import type { Settings } from '../../config/settings';
@@ -37,7 +31,12 @@ export interface RrsetCommentsInput {
 }
 
 /** an RRset's comment given as one text: it becomes the RRset's one comment ('' removes it), of no account */
-export function textComment(owner: string, type: string, text: string, given: NonNullable<RrsetCommentsInput['given']>): RrsetCommentsInput {
+export function textComment(
+  owner: string,
+  type: string,
+  text: string,
+  given: NonNullable<RrsetCommentsInput['given']>,
+): RrsetCommentsInput {
   return { owner, type, comments: text === '' ? [] : [{ content: text, account: '' }], given };
 }
 
@@ -98,7 +97,11 @@ export class RrsetCommentsService {
           if (comment.content.length > MAX_COMMENT_CONTENT)
             refuse(`${field}.comments[${i}].content`, 'COMMENT_TOO_LONG', `a comment holds at most ${MAX_COMMENT_CONTENT} characters`);
           if (comment.account.length > MAX_COMMENT_ACCOUNT)
-            refuse(`${field}.comments[${i}].account`, 'COMMENT_TOO_LONG', `a comment's account holds at most ${MAX_COMMENT_ACCOUNT} characters`);
+            refuse(
+              `${field}.comments[${i}].account`,
+              'COMMENT_TOO_LONG',
+              `a comment's account holds at most ${MAX_COMMENT_ACCOUNT} characters`,
+            );
           const at = comment.modifiedAt?.getTime();
           if (at !== undefined && !(at >= 0 && at <= MAX_COMMENT_MODIFIED_AT.getTime()))
             refuse(
@@ -140,7 +143,11 @@ export class RrsetCommentsService {
           limit: max,
         },
       ]);
-    return { owner: record.owner, type: record.type, comments: text === '' ? [] : [{ content: text, account: '', modifiedAt: new Date() }] };
+    return {
+      owner: record.owner,
+      type: record.type,
+      comments: text === '' ? [] : [{ content: text, account: '', modifiedAt: new Date() }],
+    };
   }
 
   /**

@@ -28,15 +28,7 @@ import type { ErrorDetail } from '../../errors/catalogue';
  * alone. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it.
  */
 export type ZoneChangeKind =
-  | 'ADD'
-  | 'REMOVE'
-  | 'REPLACE'
-  | 'REPLACE_RRSET'
-  | 'EXTEND_RRSET'
-  | 'PRUNE_RRSET'
-  | 'DISABLE'
-  | 'ENABLE'
-  | 'COMMENT';
+  'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET' | 'DISABLE' | 'ENABLE' | 'COMMENT';
 
 /**
  * How a set's text is read. `rdataNames: 'fullyQualified'`: the content stands alone, without an origin
