@@ -73,8 +73,11 @@ export async function journalCommentChange(
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, comments,
                             author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, published_at)
        values ($1, $2, 'comment-changed', $3, $3, '[]'::jsonb, '[]'::jsonb, $4::jsonb, $5, $6, $7, $8, $9, now()) returning id),
-     ev as (${insertEventsSql(`select 'zone.comments_changed', $1::bigint, $2::text, d.user_id, chg.id,
-         jsonb_build_object('zone', $2::text, 'serial', $3::bigint) from chg, domains d where d.id = $1`)})
+     -- the zone's row is written again, its serial as it is: a conditional GET's version of the zone (its row's
+     -- xmin, repositories/data-version.ts) moves with the comments, as it moves with every change of records
+     dom as (update domains set serial = serial where id = $1 returning user_id),
+     ev as (${insertEventsSql(`select 'zone.comments_changed', $1::bigint, $2::text, dom.user_id, chg.id,
+         jsonb_build_object('zone', $2::text, 'serial', $3::bigint) from chg, dom`)})
      select id from chg`,
     [
       change.domainId,

@@ -297,10 +297,22 @@ describe('REST', () => {
     expect(long.body.details[0]).toMatchObject({ field: 'comment', code: 'COMMENT_TOO_LONG' });
     expect(await serialOf(ZONE)).toBe(serial);
 
+    // a conditional GET's version moves with a comment alone, though the serial does not
+    const listed = await app.http.get('/api/record/list').set('X-API-Key', userKey);
+    const history = await app.http.get(`/api/domain/changes/${ZONE}`).set('X-API-Key', userKey);
+    expect(listed.headers.etag).toBeTruthy();
     const set = await app.http
       .post(`/api/domain/changes/${ZONE}`)
       .set('X-API-Key', userKey)
       .send({ changes: [{ kind: 'COMMENT', owner: 'rest', type: 'A', comment: 'set by REST' }] });
+    const relisted = await app.http.get('/api/record/list').set('X-API-Key', userKey).set('If-None-Match', listed.headers.etag);
+    expect(relisted.status).toBe(200);
+    expect(relisted.body.find((r: any) => r.owner === 'rest' && r.zone === ZONE).comment).toBe('set by REST');
+    const rehistory = await app.http
+      .get(`/api/domain/changes/${ZONE}`)
+      .set('X-API-Key', userKey)
+      .set('If-None-Match', history.headers.etag);
+    expect(rehistory.status).toBe(200);
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({
       serialBefore: serial,
