@@ -31,9 +31,15 @@ export function commentText(comments: readonly { content: string }[]): string | 
 /** the key of an RRset of a zone in `commentTextsOf`'s answer */
 export const rrsetKey = (domainId: number, owner: string, type: string): string => `${domainId} ${owner} ${type}`;
 
+/** past this many RRsets asked at once, their zones' comments are read whole (see `commentTextsOf`) */
+const BY_ZONE_FROM = 64;
+
 /**
  * The comment texts (`commentText`) of RRsets of any zones, by `rrsetKey`; an RRset without comments is not in
- * the answer. One statement, whatever their number: each RRset is a probe of the primary key's prefix.
+ * the answer. One statement, whatever their number: a few RRsets (a write's) each by its primary key's prefix; many
+ * (a page of records, 10,000 at a time) by their zones' comments, a range of the key each, kept for the RRsets
+ * asked: comments are few beside records (a page of 10,000 records of one zone with 1,000 comments: 81 ms by
+ * 10,000 probes, 9 ms by the zone's comments, median of 11).
  */
 export async function commentTextsOf(
   sql: Sql,
@@ -41,14 +47,26 @@ export async function commentTextsOf(
 ): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   if (!rrsets.length) return texts;
-  const rows = await sql.rows<{ domain_id: string; owner: string; type: string; text: string }>(
-    `select c.domain_id, c.owner, c.type, string_agg(c.content, E'\n' order by c.position) as text
-       from (select distinct * from unnest($1::bigint[], $2::text[], $3::text[]) as s(domain_id, owner, type)) s
-       join rrset_comments c on c.domain_id = s.domain_id and c.owner = s.owner and c.type = s.type
-      group by c.domain_id, c.owner, c.type`,
-    [rrsets.map((r) => r.domainId), rrsets.map((r) => r.owner), rrsets.map((r) => r.type)],
-  );
-  for (const row of rows) texts.set(rrsetKey(Number(row.domain_id), row.owner, row.type), row.text);
+  const rows =
+    rrsets.length < BY_ZONE_FROM
+      ? await sql.rows<{ domain_id: string; owner: string; type: string; text: string }>(
+          `select c.domain_id, c.owner, c.type, string_agg(c.content, E'\\n' order by c.position) as text
+             from (select distinct * from unnest($1::bigint[], $2::text[], $3::text[]) as s(domain_id, owner, type)) s
+             join rrset_comments c on c.domain_id = s.domain_id and c.owner = s.owner and c.type = s.type
+            group by c.domain_id, c.owner, c.type`,
+          [rrsets.map((r) => r.domainId), rrsets.map((r) => r.owner), rrsets.map((r) => r.type)],
+        )
+      : await sql.rows<{ domain_id: string; owner: string; type: string; text: string }>(
+          `select domain_id, owner, type, string_agg(content, E'\\n' order by position) as text
+             from rrset_comments where domain_id = any($1::bigint[])
+            group by domain_id, owner, type`,
+          [[...new Set(rrsets.map((r) => r.domainId))]],
+        );
+  const asked = rrsets.length < BY_ZONE_FROM ? undefined : new Set(rrsets.map((r) => rrsetKey(r.domainId, r.owner, r.type)));
+  for (const row of rows) {
+    const key = rrsetKey(Number(row.domain_id), row.owner, row.type);
+    if (!asked || asked.has(key)) texts.set(key, row.text);
+  }
   return texts;
 }
 
