@@ -87,7 +87,9 @@ export function History({
             {domain.changes.nodes.map((entry) => (
               <li key={entry.id}>
                 <h3>
-                  Serial {entry.serialBefore ?? '—'} → {entry.serialAfter}
+                  {entry.kind === 'comment-changed'
+                    ? `Comments at serial ${entry.serialAfter}`
+                    : `Serial ${entry.serialBefore ?? '—'} → ${entry.serialAfter}`}
                 </h3>
                 <p className="meta">
                   {entry.kind} · {new Date(entry.createdAt).toLocaleString('en')} · by {authorOf(entry)} · +{entry.added.length} −
@@ -101,6 +103,17 @@ export function History({
                       <RecordLines records={entry.added} sign="+" />
                     </ul>
                   </details>
+                )}
+                {entry.comments.length > 0 && (
+                  // comments are no DNS data: a change of them alone steps no serial (docs/changes.md, «Comments»)
+                  <ul className="comment-changes">
+                    {entry.comments.map((c) => (
+                      <li key={`${c.owner} ${c.type}`}>
+                        Comment of {c.owner} {c.type}: {c.before === null ? 'none' : `“${c.before}”`} →{' '}
+                        {c.after === null ? 'removed' : `“${c.after}”`}
+                      </li>
+                    ))}
+                  </ul>
                 )}
                 {canRevert && entry.serialBefore !== null && entry.kind === 'zone-changed' && (
                   <div className="actions">

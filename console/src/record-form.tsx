@@ -7,7 +7,7 @@ import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument, Zon
 import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
 
 /** the record the form edits: the fields it shows and sends (a row of the records list, records.tsx, is one) */
-export type EditedRecord = Pick<ZoneRecordsQuery['records']['nodes'][number], 'id' | 'owner' | 'type' | 'ttl' | 'rdata'>;
+export type EditedRecord = Pick<ZoneRecordsQuery['records']['nodes'][number], 'id' | 'owner' | 'type' | 'ttl' | 'rdata' | 'comment'>;
 
 const DEFAULT_TTL = 3600;
 /** the TTLs offered within a range of the TTL policy (or when any TTL is allowed): the usual steps, 1 min to 2 days */
@@ -78,6 +78,9 @@ export function RecordForm(props: {
   // RDATA typed as text: for types without typed fields here, or when the person prefers it
   const [asText, setAsText] = useState(record ? initialFields === null : false);
   const [rdataText, setRdataText] = useState(record?.rdata ?? '');
+  // the comment of the record's RRset (docs/changes.md, «Comments»): sent only when changed ('' removes it)
+  const initialComment = record?.comment ?? '';
+  const [comment, setComment] = useState(initialComment);
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -96,12 +99,17 @@ export function RecordForm(props: {
 
   const rdata = () => (asText || !type ? rdataText.trim() : rdataFromFields(type, fields));
   const ttlNumber = Number(ttl);
+  const maxComment = settings.data?.serverSettings.maxCommentLength;
+  /** the comment the form sends: none when unchanged, so that the RRset's comment stays as it is */
+  const commentChange = () => (comment.trim() === initialComment ? {} : { comment: comment.trim() });
 
   const localCheck = (): boolean => {
     const found: Record<string, string> = {};
     if (!owner.trim()) found.owner = "Enter an owner name ('@' for the zone's apex).";
     if (!/^\d+$/.test(ttl.trim())) found.ttl = 'The TTL is a whole number of seconds.';
     if (!rdata()) found.rdata = 'Enter the record data.';
+    if (maxComment !== undefined && comment.trim().length > maxComment)
+      found.comment = `A comment holds at most ${maxComment} characters; this one has ${comment.trim().length}.`;
     setProblems(found);
     setFormError(null);
     return Object.keys(found).length === 0;
@@ -111,10 +119,10 @@ export function RecordForm(props: {
     event.preventDefault();
     if (!localCheck()) return;
     setBusy(true);
-    const input = { zone, owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata() };
+    const input = { zone, owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata(), ...commentChange() };
     const result = record ? await updateRecord({ id: record.id, input }) : await createRecord({ input });
     // a zone that requires approvals: the same change proposed as a change request, and said so (not an error)
-    const values = { owner: input.owner, type: input.type, ttl: input.ttl, rdata: input.rdata };
+    const values = { owner: input.owner, type: input.type, ttl: input.ttl, rdata: input.rdata, ...commentChange() };
     const change = record ? { kind: 'REPLACE' as const, id: record.id, ...values } : { kind: 'ADD' as const, ...values };
     const proposed = await proposeInstead(client, result.error, zone, [change]);
     setBusy(false);
@@ -127,7 +135,7 @@ export function RecordForm(props: {
       const found: Record<string, string> = {};
       for (const detail of errorDetails(result.error)) {
         const field = leafField(detail.field);
-        const key = ['owner', 'type', 'ttl', 'rdata'].includes(field) ? field : 'form';
+        const key = ['owner', 'type', 'ttl', 'rdata', 'comment'].includes(field) ? field : 'form';
         found[key] = found[key] ? `${found[key]} ${detail.message}` : detail.message;
       }
       setProblems(found);
@@ -140,14 +148,15 @@ export function RecordForm(props: {
 
   const stage = () => {
     if (!localCheck()) return;
-    const values = { owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata() };
+    const values = { owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata(), ...commentChange() };
+    const commented = 'comment' in values ? ` (comment: ${values.comment ? JSON.stringify(values.comment) : 'removed'})` : '';
     props.onStage(
       record
         ? {
             change: { kind: 'REPLACE', id: record.id, ...values },
-            summary: `replace ${record.owner} ${record.type} ${record.rdata} → ${values.owner} ${values.ttl} ${values.type} ${values.rdata}`,
+            summary: `replace ${record.owner} ${record.type} ${record.rdata} → ${values.owner} ${values.ttl} ${values.type} ${values.rdata}${commented}`,
           }
-        : { change: { kind: 'ADD', ...values }, summary: `add ${values.owner} ${values.ttl} ${values.type} ${values.rdata}` },
+        : { change: { kind: 'ADD', ...values }, summary: `add ${values.owner} ${values.ttl} ${values.type} ${values.rdata}${commented}` },
     );
   };
 
@@ -283,6 +292,23 @@ export function RecordForm(props: {
           )}
           {errorOf('rdata')}
         </fieldset>
+        <div className="field">
+          <label htmlFor="record-comment">Comment</label>
+          <textarea
+            id="record-comment"
+            rows={2}
+            value={comment}
+            aria-invalid={!!problems.comment || undefined}
+            aria-describedby={describedBy('comment', 'record-comment-hint')}
+            onChange={(e) => setComment(e.target.value)}
+          />
+          <p id="record-comment-hint" className="hint">
+            A note on the {owner.trim() || 'name'} {typeName} RRset, shared by its records: free text, no DNS data, kept in the zone's
+            history
+            {maxComment !== undefined ? `; at most ${maxComment} characters` : ''}. Empty it to remove it (<code>comment</code>).
+          </p>
+          {errorOf('comment')}
+        </div>
         <div className="actions">
           <button type="submit" disabled={busy}>
             {record ? 'Save now' : 'Add now'}

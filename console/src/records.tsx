@@ -18,7 +18,7 @@ import type { RecordTypeInfo } from './rdata';
 import { LoadFailure } from './load-failure';
 
 export type RecordRow = ZoneRecordsQuery['records']['nodes'][number];
-type SortKey = 'owner' | 'type' | 'ttl' | 'rdata';
+type SortKey = 'owner' | 'type' | 'ttl' | 'rdata' | 'comment';
 
 /** records per request: a 10,000-record zone is 10 requests, shown as they come */
 const PAGE_SIZE = 1000;
@@ -27,7 +27,7 @@ const MAX_RRSETS_PATCHED = 50;
 /** a change of the zone seen live (zoneChanged), numbered so that the same change twice is applied once */
 export interface LiveChange {
   seq: number;
-  change: Pick<ChangeEntryFieldsFragment, 'kind' | 'added' | 'removed'>;
+  change: Pick<ChangeEntryFieldsFragment, 'kind' | 'added' | 'removed' | 'comments'>;
 }
 /** one table row's height in pixels (the virtualiser places rows by it) */
 const ROW_HEIGHT = 38;
@@ -37,6 +37,7 @@ const COLUMNS: [SortKey, string][] = [
   ['type', 'Type'],
   ['ttl', 'TTL'],
   ['rdata', 'Value'],
+  ['comment', 'Comment'],
 ];
 
 /** one collator for every comparison (10,000 rows sort in ~10^5 comparisons); numeric: h2 before h10, 10.0.0.9 before 10.0.0.10 */
@@ -44,7 +45,7 @@ const collator = new Intl.Collator('en', { numeric: true });
 
 function compare(a: RecordRow, b: RecordRow, key: SortKey): number {
   if (key === 'ttl') return a.ttl - b.ttl;
-  return collator.compare(a[key], b[key]);
+  return collator.compare(a[key] ?? '', b[key] ?? '');
 }
 
 type Editing = { mode: 'add' } | { mode: 'edit'; record: RecordRow } | { mode: 'delete'; record: RecordRow };
@@ -134,7 +135,8 @@ export function Records(props: {
     const { change } = liveChange;
     if (change.kind === 'zone-deleted') return;
     const rrsets = new Map<string, { owner: string; type: string }>();
-    for (const r of [...change.added, ...change.removed, { owner: '@', type: 'SOA' }]) {
+    // the RRsets whose comment changed too: a change of comments alone steps no serial, and changes no record
+    for (const r of [...change.added, ...change.removed, ...change.comments, { owner: '@', type: 'SOA' }]) {
       if (!typeFilter || r.type === typeFilter) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
     }
     if (loadingNow.current || rrsets.size > MAX_RRSETS_PATCHED) {
@@ -171,7 +173,10 @@ export function Records(props: {
   const visible = useMemo(() => {
     const needle = text.trim().toLowerCase();
     const list = needle
-      ? (rows ?? []).filter((r) => r.owner.toLowerCase().includes(needle) || r.rdata.toLowerCase().includes(needle))
+      ? (rows ?? []).filter(
+          (r) =>
+            r.owner.toLowerCase().includes(needle) || r.rdata.toLowerCase().includes(needle) || !!r.comment?.toLowerCase().includes(needle),
+        )
       : (rows ?? []).slice();
     return list.sort((a, b) => compare(a, b, sort.key) * sort.direction || compare(a, b, 'type') || compare(a, b, 'rdata'));
   }, [rows, text, sort]);
@@ -369,7 +374,7 @@ export function Records(props: {
                 <tbody>
                   {padTop > 0 && (
                     <tr aria-hidden="true" style={{ height: padTop }}>
-                      <td colSpan={6} />
+                      <td colSpan={7} />
                     </tr>
                   )}
                   {items.map((item) => {
@@ -391,6 +396,9 @@ export function Records(props: {
                         <td className="col-ttl num">{r.ttl}</td>
                         <td className="col-rdata" title={r.rdata}>
                           {r.rdata}
+                        </td>
+                        <td className="col-comment" title={r.comment ?? undefined}>
+                          {r.comment}
                         </td>
                         <td className="col-actions">
                           {r.permissions.edit && (
@@ -431,7 +439,7 @@ export function Records(props: {
                   })}
                   {padBottom > 0 && (
                     <tr aria-hidden="true" style={{ height: padBottom }}>
-                      <td colSpan={6} />
+                      <td colSpan={7} />
                     </tr>
                   )}
                 </tbody>
@@ -666,6 +674,9 @@ function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; o
               <th scope="col" className="col-rdata">
                 Values
               </th>
+              <th scope="col" className="col-comment">
+                Comment
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -696,6 +707,9 @@ function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; o
                         </li>
                       ))}
                     </ul>
+                  </td>
+                  <td className="col-comment" title={first.comment ?? undefined}>
+                    {first.comment}
                   </td>
                 </tr>
               );

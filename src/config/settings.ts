@@ -129,6 +129,11 @@ export interface Settings {
   maxPageSize: number;
   /** the most changes one change set (applyZoneChanges) may hold */
   maxChangesPerSet: number;
+  /**
+   * the longest RRset comment GraphQL, REST, the CLI, the console and a zone file's line may give, in characters
+   * (docs/changes.md, «Comments»); the PowerDNS API keeps PowerDNS's own bounds
+   */
+  maxCommentLength: number;
   /** the change history (journal) kept: days, and rows per zone; older rows are pruned by the worker */
   historyKeepDays: number;
   historyKeepRows: number;
@@ -609,6 +614,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
     maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),
     maxChangesPerSet: integer('MAX_CHANGES_PER_SET', 10_000, 1, 1_000_000),
+    maxCommentLength: integer('MAX_COMMENT_LENGTH', 512, 1, 65_535),
     historyKeepDays: integer('HISTORY_KEEP_DAYS', 90, 1, 36_500),
     historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
     fastPaths: oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',

@@ -86,6 +86,15 @@ interface LogicalLine {
   text: string;
   /** a line a `$GENERATE` made: it gives no owner to the blank-owner lines after it, as in BIND */
   generated?: boolean;
+  /**
+   * the comment that ends a record written on one line (`www A 192.0.2.1 ; the web server`, Cloudflare's
+   * `; cf_tags=cf-proxied:true`), its text after the `;`, trimmed: the record's RRset's comment (docs/changes.md,
+   * «Comments»). A line of a comment alone, and the comments of an entry that spans lines (an SOA's fields
+   * annotated one a line), are the file's notes, no record's.
+   */
+  comment?: string;
+  /** the entry went on past its first line (parentheses) */
+  spansLines?: boolean;
 }
 
 /** the characters that end a run of plain text, inside and outside a quoted string */
@@ -147,6 +156,7 @@ class LogicalLines {
           this.current = undefined;
         } else if (this.depth > 0) {
           entry.text += ' ';
+          entry.spansLines = true;
         } else {
           const done = this.finished();
           if (done) {
@@ -178,7 +188,13 @@ class LogicalLines {
         continue;
       }
       if (c === ';') {
+        const start = i + 1;
         while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+        // a record's own comment: after its data, outside parentheses, on an entry of one line
+        if (this.depth === 0 && !entry.spansLines && entry.text.trim().length > 0) {
+          const comment = text.slice(start, i + 1).trim();
+          if (comment) entry.comment = comment;
+        }
         continue;
       }
       if (c === '(') {
@@ -227,6 +243,8 @@ export type ZoneFileResult =
       lines: number[];
       warnings: Problem[];
       dropped: { type: string; count: number }[];
+      /** the comments that end the records' lines (LogicalLine.comment), in the file's order, with their RRsets */
+      comments: FileComment[];
     }
   | {
       ok: false;
@@ -234,6 +252,14 @@ export type ZoneFileResult =
       /** the file passed `maxRecords`: the line of the record that passed it (reading stopped there) */
       recordLimit?: { limit: number; line: number };
     };
+
+/** a record line's comment (LogicalLine.comment): the RRset it is of (owner relative, '@' the apex), its line */
+export interface FileComment {
+  owner: string;
+  type: string;
+  line: number;
+  text: string;
+}
 
 /**
  * The most problems, and warnings, a parse keeps: a file of a million bad lines is refused with its first ten
@@ -381,6 +407,7 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
   const problems: Problem[] = [];
   const records: CanonicalRecord[] = [];
   const recordLines: number[] = [];
+  const comments: FileComment[] = [];
   const warnings: Problem[] = [];
   const dropped = new Map<string, number>();
   const seen = new Map<string, number>();
@@ -535,6 +562,9 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
       // its TTL counts towards its RRset's, a repeat's too (BIND loads both); RRSET_TTLS_DIFFER says which is kept
       rrsetTtls.record(parsed.record, entry.line, entry.generated === true);
+      // its line's comment is its RRset's, a repeated record's too (the file said it)
+      if (entry.comment !== undefined)
+        comments.push({ owner: parsed.record.owner, type: parsed.record.type, line: entry.line, text: entry.comment });
       const key = recordIdentity(parsed.record);
       const first = seen.get(key);
       if (first !== undefined) {
@@ -664,6 +694,7 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
       lines: recordLines,
       warnings,
       dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+      comments,
     };
   }
 }

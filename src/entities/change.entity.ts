@@ -25,7 +25,20 @@ export interface JournalFinding {
   message: string;
 }
 
-export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted';
+/**
+ * An RRset's comment a change changed (docs/changes.md, «Comments»), kept in its journal row (`comments`): the
+ * comment's text before and after (null: none), as `Record.comment` reads it. Comments are no DNS data: a change
+ * of comments alone is a row of kind `comment-changed` that steps no serial.
+ */
+export interface JournalCommentChange {
+  /** the RRset's owner (relative, '@' the apex) and type */
+  owner: string;
+  type: string;
+  before: string | null;
+  after: string | null;
+}
+
+export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted' | 'comment-changed';
 
 /**
  * The change journal and outbox: one row per committed change of a zone (the catalog zone included), written

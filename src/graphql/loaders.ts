@@ -18,6 +18,7 @@ import type { VoteRow } from '../repositories/steering-vantages';
 import type { Services } from '../services';
 import type { QueryDimension, ReadMarks } from '../repositories/query-analytics';
 import type { QueryWindowInput, ZoneQueriesValue } from '../services/operations/query-analytics.service';
+import { rrsetKey } from '../repositories/rrset-comments';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -123,7 +124,7 @@ export interface ListedZoneFields {
 /** the services the loaders read through */
 export type LoaderServices = Pick<
   Services,
-  'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering' | 'queryAnalytics'
+  'zoneReads' | 'propagation' | 'health' | 'protectedRrsets' | 'aliases' | 'steering' | 'queryAnalytics' | 'rrsetComments'
 >;
 
 /**
@@ -268,6 +269,14 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       const derived = await services.aliases.derivedAmong(ctx.db, ids);
       return ids.map((id) => derived.has(id));
     }),
+    /** Record.comment over the records of one level: their RRsets' comments, one statement */
+    commentOfRrset: new DataLoader<{ domainId: number; owner: string; type: string }, string | null, string>(
+      async (rrsets) => {
+        const texts = await services.rrsetComments.textsOfRecords(ctx, rrsets);
+        return rrsets.map((r) => texts.get(rrsetKey(r.domainId, r.owner, r.type)) ?? null);
+      },
+      { cacheKeyFn: (r) => rrsetKey(r.domainId, r.owner, r.type) },
+    ),
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await reads.usersByIds(ctx, ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id));

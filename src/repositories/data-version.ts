@@ -24,7 +24,8 @@ const AUDIT_LOG_VERSION = `(select coalesce(max(id), 0) || ':' || coalesce(min(i
  * table, the number of rows and a sum of hashes of each row's id and `xmin` (the transaction that wrote the
  * row's current version: every insert and update gives a row a new one, and a delete changes the count and
  * the sum); for the admin, the audit log's (AUDIT_LOG_VERSION). Records need no term of their own: every record change raises its zone's serial in the same
- * transaction (docs/decisions.md §3), so the zone's row has a new `xmin`. The version moves whenever the
+ * transaction (docs/decisions.md §3), so the zone's row has a new `xmin`; a change of RRsets' comments alone, which
+ * steps no serial, writes the zone's row again all the same (repositories/rrset-comments.ts). The version moves whenever the
  * answer could; it may also move when it does not (a change the read does not show), which only costs a
  * full answer.
  */

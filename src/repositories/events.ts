@@ -48,6 +48,8 @@ export const EVENT_TYPES = [
   'webhook.disabled',
   // a zone's rules changed: an RRset locked or unlocked, strictChecks, the approvals a change needs (docs/changes.md)
   'zone.rules_changed',
+  // RRsets' comments changed alone, no DNS data (docs/changes.md, «Comments»): a journal row with no serial step
+  'zone.comments_changed',
   // change requests (docs/changes.md, «Review», «Scheduled changes»)
   'change.proposed',
   'change.approved',
@@ -150,7 +152,8 @@ export const INLINE_RECORDS = 100;
 
 /**
  * An event's data as delivered: a `zone.changed` event's records and author come from its journal row (stored
- * once, in `changes`), inline when few, else as the journal row's id and its counts (the history reads it).
+ * once, in `changes`), inline when few, else as the journal row's id and its counts (the history reads it); the
+ * RRsets' comments it changed (`comments`), when it changed some (a `zone.comments_changed` event: only those).
  */
 const EVENT_DATA_SQL = `case when e.change_id is null then e.data
   when c.id is null then e.data || jsonb_build_object('changeId', e.change_id)
@@ -159,6 +162,7 @@ const EVENT_DATA_SQL = `case when e.change_id is null then e.data
     || case when jsonb_array_length(c.added) + jsonb_array_length(c.removed) <= ${INLINE_RECORDS}
          then jsonb_build_object('added', c.added, 'removed', c.removed)
          else jsonb_build_object('addedCount', jsonb_array_length(c.added), 'removedCount', jsonb_array_length(c.removed), 'truncated', true) end
+    || case when c.comments is null then '{}'::jsonb else jsonb_build_object('comments', c.comments) end
   end`;
 
 /** the select list that reads events `e` as delivered (joined to `changes c` on the event's journal row) */

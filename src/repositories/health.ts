@@ -112,12 +112,15 @@ export async function signingOf(db: Sql, domainId: number): Promise<{ state: str
   return { state: zone.state, ksks: keys.map((k) => k.dnskey) };
 }
 
-/** when the zone's current serial was committed (its journal row), if the journal still holds it */
+/**
+ * when the zone's current serial was committed (its journal row), if the journal still holds it; a change of
+ * comments alone at that serial (which steps none) is not when it was
+ */
 export async function serialCommittedAt(db: Sql, zone: string, serial: number): Promise<Date | undefined> {
-  const [row] = await db.rows(`select created_at from changes where zone = $1 and serial_after = $2 order by id desc limit 1`, [
-    zone,
-    serial,
-  ]);
+  const [row] = await db.rows(
+    `select created_at from changes where zone = $1 and serial_after = $2 and kind <> 'comment-changed' order by id desc limit 1`,
+    [zone, serial],
+  );
   return row?.created_at ?? undefined;
 }
 

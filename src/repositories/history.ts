@@ -1,4 +1,4 @@
-import type { JournalFinding, JournalRecord } from '../entities/change.entity';
+import type { JournalCommentChange, JournalFinding, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
 import { keyset, type PageRequest, Params } from './read-model';
 
@@ -21,6 +21,8 @@ export interface HistoryRow {
   authorEmail: string | null;
   /** the findings its plan answered (docs/changes.md, «Checks on every plan»); none for other writes */
   findings: JournalFinding[];
+  /** the RRsets' comments it changed (docs/changes.md, «Comments»); none for most */
+  comments: JournalCommentChange[];
 }
 
 /** a record a change removed, with the id of its row where the change deleted it (changes.removed_ids) */
@@ -33,7 +35,7 @@ function withRemovedIds(removed: JournalRecord[], ids: (string | number | null)[
 }
 
 /** the columns a history row is read from (also the change feed's) */
-export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, removed_ids, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, findings`;
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, removed_ids, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email, findings, comments`;
 
 /** a journal row (HISTORY_COLUMNS) as the history shows it */
 export const toHistoryRow = (r: any): HistoryRow => ({
@@ -50,6 +52,7 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   authorTsigKeyId: r.author_tsig_key_id == null ? null : Number(r.author_tsig_key_id),
   authorEmail: r.author_email ?? null,
   findings: r.findings ?? [],
+  comments: r.comments ?? [],
 });
 
 /**
@@ -70,13 +73,22 @@ export async function zoneHistory(sql: Sql, zone: { id: number; name: string }, 
   return rows.map(toHistoryRow);
 }
 
-/** The zone's change that left it at `serial` (the newest such row), as the history shows it; undefined if none is kept. */
-export async function zoneChangeAt(sql: Sql, zone: { id: number; name: string }, serial: number): Promise<HistoryRow | undefined> {
+/**
+ * The zone's change that left it at `serial` (the newest such row), as the history shows it; undefined if none is
+ * kept. `commentsOnly`: the newest change of comments alone at that serial (which steps no serial), else the
+ * newest that is none.
+ */
+export async function zoneChangeAt(
+  sql: Sql,
+  zone: { id: number; name: string },
+  serial: number,
+  commentsOnly = false,
+): Promise<HistoryRow | undefined> {
   const [row] = await sql.rows(
     `select ${HISTORY_COLUMNS} from changes
-      where zone = $1 and domain_id = $2 and serial_after = $3 and ${USER_CHANGES}
+      where zone = $1 and domain_id = $2 and serial_after = $3 and ${USER_CHANGES} and (kind = 'comment-changed') = $4
       order by id desc limit 1`,
-    [zone.name, zone.id, serial],
+    [zone.name, zone.id, serial, commentsOnly],
   );
   return row ? toHistoryRow(row) : undefined;
 }

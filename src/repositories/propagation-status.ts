@@ -114,7 +114,8 @@ export async function readSecondaryLag(sql: Sql, defaultSetServers: string[]): P
             max(extract(epoch from now() - c.created_at))::float8 as seconds
        from zone_server_status s
        join domains d on d.id = s.domain_id
-       left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
+       left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial and kind <> 'comment-changed'
+                             order by id desc limit 1) c on true
       where s.state <> 'in_sync' and s.server = any($1::text[]) and d.serving
       group by s.server`,
     [servers],

@@ -1,5 +1,5 @@
 import type { ZoneKind } from '../entities/domain.entity';
-import type { ChangeKind, JournalFinding, JournalRecord } from '../entities/change.entity';
+import type { ChangeKind, JournalCommentChange, JournalFinding, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { insertEventsSql } from './events';
@@ -254,6 +254,8 @@ export interface ZoneWrite {
   added: JournalRecord[];
   /** the findings the change's plan answered (its warnings), kept in the journal row for the history */
   findings?: readonly JournalFinding[];
+  /** the RRsets' comments the change changed beside its records (docs/changes.md, «Comments»), for the history */
+  comments?: readonly JournalCommentChange[];
   /** who made the change (the change history): the API key, or the TSIG key of a DNS UPDATE, and its user */
   author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number; email?: string };
   /** the signer's records the step removes and adds (a signed zone), journalled beside the user's */
@@ -415,11 +417,12 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   parts.push(...signer.parts);
   const signerJournal = (rows: readonly SignerRow[]) =>
     rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
-  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, removed_ids, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email, findings)
+  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, removed_ids, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email, findings, comments)
       select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(write.removedIds ?? null)}::bigint[], ${added}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
         ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${signer.journalAdded}, ${p.add(write.author?.email ?? null)}::text,
-        ${p.add(write.findings?.length ? JSON.stringify(write.findings) : null)}::jsonb from dom returning id)`);
+        ${p.add(write.findings?.length ? JSON.stringify(write.findings) : null)}::jsonb,
+        ${p.add(write.comments?.length ? JSON.stringify(write.comments) : null)}::jsonb from dom returning id)`);
   // a change of the zone's data is an event (repositories/events.ts), in this statement; its records and author
   // are read from the journal row when the event is; a step of the signer alone is none (its key steps are)
   if ((write.kind ?? 'zone-changed') === 'zone-changed') {

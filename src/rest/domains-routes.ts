@@ -14,7 +14,7 @@ import {
 } from './generated/operations';
 import { parseId } from '../graphql/inputs/ids';
 import { DomainError } from '../errors/catalogue';
-import { presentDomain } from './presenters';
+import { presentDomain, withoutNoComments } from './presenters';
 import { arrayOf, FieldSpec, Inputs, mapPages, ref, RouteResult, RouteSpec, Runner, zoneSelector } from './route-spec';
 import { accepted } from './change-requests-routes';
 
@@ -219,7 +219,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
           expectSerial: inputs.expectSerial,
           force: forceOf(inputs.force),
         });
-        return { body: plan.applyZoneChanges };
+        return { body: withoutNoComments(plan.applyZoneChanges as { comments?: unknown[] | null }) };
       }
       const data = await runner.run(ApplyZoneChangesDocument, {
         zone: inputs.zone,
@@ -230,7 +230,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
       const { changeRequest, ...applied } = data.applyZoneChanges;
       // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
       if (changeRequest) return accepted(applied.zone, changeRequest);
-      return { body: applied };
+      return { body: withoutNoComments(applied) };
     },
   },
   {
@@ -253,7 +253,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         first: inputs.first ?? 100,
         after: inputs.after,
       });
-      return { body: data.domain.changes.nodes };
+      return { body: data.domain.changes.nodes.map(withoutNoComments) };
     },
   },
   {
@@ -301,6 +301,11 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         serial: { type: 'integer' },
         dry_run: { type: 'boolean' },
         dropped: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, count: { type: 'integer' } } } },
+        comments_kept: {
+          type: 'integer',
+          description:
+            "the record lines whose comment ('; …' ending a record written on one line, Cloudflare's cf_tags=… with it) became their RRset's comment",
+        },
         warnings: {
           type: 'array',
           items: {
@@ -339,6 +344,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         serial: r.serial,
         dry_run: r.dryRun,
         dropped: r.dropped,
+        comments_kept: r.commentsKept,
         warnings: r.warnings,
       };
       if (r.addedRecords) body.added_records = r.addedRecords;
@@ -486,15 +492,20 @@ export const ZONE_CHANGE_SCHEMAS = {
   ZoneChange: {
     type: 'object',
     description:
-      'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed)',
+      "One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed), COMMENT (owner, type, comment: the RRset's comment alone); `comment` on a change that names owner and type sets that RRset's comment",
     properties: {
-      kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET'] },
+      kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET', 'COMMENT'] },
       id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
       owner: { type: 'string' },
       type: { type: 'string' },
       rdata: { type: 'string' },
       ttl: { type: 'integer' },
       rdatas: { type: 'array', items: { type: 'string' } },
+      comment: {
+        type: 'string',
+        description:
+          "the comment of the RRset of owner and type becomes this ('' removes it), at most MAX_COMMENT_LENGTH characters; COMMENT (owner, type, comment): the comment alone, no serial step",
+      },
     },
     required: ['kind'],
     additionalProperties: false,
@@ -529,6 +540,11 @@ export const ZONE_CHANGE_SCHEMAS = {
         type: 'array',
         items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
       },
+      comments: {
+        type: 'array',
+        description: "the RRsets' comments the set changed (a dry run: would change); absent when none",
+        items: { $ref: '#/components/schemas/RrsetCommentChange' },
+      },
     },
     required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
   },
@@ -540,7 +556,10 @@ export const ZONE_HISTORY_SCHEMAS = {
     type: 'object',
     properties: {
       id: { type: 'string', pattern: '^[0-9]+$' },
-      kind: { enum: ['zone-created', 'zone-changed', 'zone-deleted'] },
+      kind: {
+        enum: ['zone-created', 'zone-changed', 'zone-deleted', 'comment-changed'],
+        description: "comment-changed: only RRsets' comments changed (comments), no serial step",
+      },
       serialBefore: { type: ['integer', 'null'] },
       serialAfter: { type: 'integer' },
       createdAt: { type: 'string' },
@@ -572,8 +591,24 @@ export const ZONE_HISTORY_SCHEMAS = {
           required: ['code', 'severity', 'owner', 'type', 'rfc', 'message'],
         },
       },
+      comments: {
+        type: 'array',
+        description: "the RRsets' comments the change changed (docs/changes.md, «Comments»); absent when none",
+        items: { $ref: '#/components/schemas/RrsetCommentChange' },
+      },
     },
     required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed', 'findings'],
+  },
+  RrsetCommentChange: {
+    type: 'object',
+    description: "an RRset's comment a change changed, its text before and after (null: none)",
+    properties: {
+      owner: { type: 'string' },
+      type: { type: 'string' },
+      before: { type: ['string', 'null'] },
+      after: { type: ['string', 'null'] },
+    },
+    required: ['owner', 'type', 'before', 'after'],
   },
   ChangedRecord: {
     type: 'object',

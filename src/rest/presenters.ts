@@ -16,12 +16,31 @@ import type {
 
 /**
  * a record as GraphQL answers it, or as the service's row (the record list's stream and a create, which call
- * the service directly): the same fields, the id a number there
+ * the service directly): the same fields, the id a number there; its RRset's `comment` where it was read
+ * (docs/changes.md, «Comments»; null: none)
  */
-type PresentedRecord = Omit<RestRecordFragment, 'id'> & { id: string | number };
+export type PresentedRecord = Omit<RestRecordFragment, 'id'> & { id: string | number; comment?: string | null };
 
+/** A record; its RRset's `comment` only where it has one (the documented shape is unchanged without) */
 export function presentRecord(record: PresentedRecord) {
-  return { id: Number(record.id), owner: record.owner, rdata: record.rdata, zone: record.zone, type: record.type, ttl: String(record.ttl) };
+  const presented = {
+    id: Number(record.id),
+    owner: record.owner,
+    rdata: record.rdata,
+    zone: record.zone,
+    type: record.type,
+    ttl: String(record.ttl),
+  };
+  return record.comment === undefined || record.comment === null ? presented : { ...presented, comment: record.comment };
+}
+
+/** what a change set or a history entry answers of RRsets' comments: only where it changed some */
+export function withoutNoComments<T extends { comments?: unknown[] | null }>(answer: T): T {
+  if (answer.comments !== undefined && (answer.comments === null || answer.comments.length === 0)) {
+    const { comments: _none, ...rest } = answer;
+    return rest as T;
+  }
+  return answer;
 }
 
 /** Inside a domain's `records`, items carry no `zone`. */

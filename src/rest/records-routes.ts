@@ -1,7 +1,11 @@
 import { DeleteRecordDocument, GetRecordDocument, UpdateRecordDocument } from './generated/operations';
 import { RecordInput } from '../graphql/inputs/record.input';
-import { presentRecord } from './presenters';
+import { presentRecord, type PresentedRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
+import type { Services } from '../services';
+import type { RequestContext } from '../services/context';
+import type { RecordRow } from '../repositories/read-model';
+import { rrsetKey } from '../repositories/rrset-comments';
 import { writeOrPropose } from './change-requests-routes';
 
 /** The records' REST routes: /record/… */
@@ -11,7 +15,17 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   rtype: { kind: 'string', required: true, description: 'record type' },
   rdata: { kind: 'string', required: true, description: 'record RDATA' },
   ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
+  comment: {
+    kind: 'string',
+    emptyText: true,
+    description:
+      "the comment of the record's RRset becomes this ('' removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (else 422 COMMENT_TOO_LONG naming comment); no DNS data, kept in the zone's history",
+  },
 };
+
+/** the comment a body gives the record's RRset (absent: it stays as it is) */
+const commentOf = (inputs: Inputs) =>
+  inputs.comment === undefined || inputs.comment === null ? {} : { comment: inputs.comment as string };
 
 /** the record of a body as a change set's change names it (the zone aside): what a zone under review is proposed */
 const recordChange = (inputs: Inputs) => ({
@@ -19,6 +33,7 @@ const recordChange = (inputs: Inputs) => ({
   type: inputs.rtype as string,
   rdata: inputs.rdata as string,
   ttl: inputs.ttl as number,
+  ...commentOf(inputs),
 });
 
 const recordInput = (inputs: Inputs): RecordInput => ({
@@ -27,7 +42,23 @@ const recordInput = (inputs: Inputs): RecordInput => ({
   type: inputs.rtype as string,
   rdata: inputs.rdata as string,
   ttl: inputs.ttl as number,
+  ...commentOf(inputs),
 });
+
+/**
+ * Pages of records with their RRsets' comments (`comment`, where one has one): one statement a page, over the
+ * records the caller has read already (so may read their RRsets)
+ */
+async function* withComments(
+  services: Services,
+  context: RequestContext,
+  pages: AsyncIterable<readonly RecordRow[]>,
+): AsyncIterable<readonly PresentedRecord[]> {
+  for await (const page of pages) {
+    const texts = await services.rrsetComments.textsOfRecords(context, page);
+    yield texts.size ? page.map((r) => ({ ...r, comment: texts.get(rrsetKey(r.domainId, r.owner, r.type)) ?? null })) : page;
+  }
+}
 
 export const RECORD_ROUTES: RouteSpec[] = [
   {
@@ -40,7 +71,9 @@ export const RECORD_ROUTES: RouteSpec[] = [
     response: arrayOf('Record'),
     async handle(_inputs, runner) {
       // the records GraphQL's `records` lists, by the same service method's scope and rules, in pages of 10,000
-      const rows = await runner.stream((services, context) => services.records.pages(context, {}, PAGE * 5));
+      const rows = await runner.stream((services, context) =>
+        withComments(services, context, services.records.pages(context, {}, PAGE * 5)),
+      );
       return { itemPages: mapPages(rows, presentRecord) };
     },
   },
@@ -77,7 +110,8 @@ export const RECORD_ROUTES: RouteSpec[] = [
           const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
             services.records.create(context, input),
           );
-          return { body: presentRecord(record) };
+          // the comment given is answered as written (GET answers the RRset's comment whatever wrote it)
+          return { body: presentRecord({ ...record, comment: (inputs.comment as string | undefined) || null }) };
         },
         // a zone under review, asked (Prefer: respond-async): the record proposed as a change set's ADD (docs/changes.md)
         async () => ({ zone: inputs.zone as string, changes: [{ kind: 'ADD', ...recordChange(inputs) }] }),
@@ -150,6 +184,11 @@ export const RECORD_SCHEMAS = {
       zone: { type: 'string' },
       type: { type: 'string' },
       ttl: { type: 'string', pattern: '^[0-9]+$' },
+      comment: {
+        type: 'string',
+        description:
+          "the comment of the record's RRset, where it has one (docs/changes.md, «Comments»); a record's add answers the comment it gave",
+      },
     },
     required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
   },

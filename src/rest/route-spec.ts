@@ -22,6 +22,8 @@ export interface FieldSpec {
   items?: object;
   /** the field may be sent as JSON null (a limit returned to its default) */
   nullable?: boolean;
+  /** a text field whose empty text is a value (a comment removed), not the field left out as for every other */
+  emptyText?: true;
   /** a `list` may also come as one text of comma-separated items (a form's field) */
   commaText?: true;
   /**

@@ -134,7 +134,7 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
     for (const [name, spec] of specs) {
       if (inputs[name] !== undefined) continue;
       const raw = source[name];
-      if (raw === undefined || raw === '') continue;
+      if (raw === undefined || (raw === '' && !spec.emptyText)) continue;
       if (raw === null && spec.nullable) {
         inputs[name] = null;
         continue;

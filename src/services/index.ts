@@ -149,7 +149,7 @@ export function createServices(settings: Settings, db: Database): Services {
     zoneFiles,
     zoneChanges,
     changeRequests: new ChangeRequestsService(domains, zoneChanges, zoneFiles),
-    rrsetComments: new RrsetCommentsService(),
+    rrsetComments: new RrsetCommentsService(settings),
     disabledRecords: new DisabledRecordsService(),
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),

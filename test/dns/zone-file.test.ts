@@ -274,3 +274,44 @@ describe('parseZoneFile: what real zones hold', () => {
     expect(!parsed.ok && parsed.problems[0].message).toMatch(/^line 4: \$INCLUDE cannot be used in an uploaded zone file/);
   });
 });
+
+describe("a record line's comment (docs/changes.md, «Comments»)", () => {
+  const parse = (text: string) => {
+    const result = parseZoneFile(ZONE, text, DEFAULT_ALLOWED_TTLS, { complete: false });
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    return result.comments;
+  };
+
+  it('is the text after the ; that ends a record written on one line, with its RRset and line', () => {
+    expect(
+      parse(
+        [
+          'www 300 IN A 192.0.2.1 ; the web server cf_tags=cf-proxied:true',
+          '    300 IN A 192.0.2.2 ;   second  ',
+          'txt 300 IN TXT "a;b" "(c)" ; after the strings',
+          'plain 300 IN A 192.0.2.3',
+          'empty 300 IN A 192.0.2.4 ;',
+        ].join('\n'),
+      ),
+    ).toEqual([
+      { owner: 'www', type: 'A', line: 1, text: 'the web server cf_tags=cf-proxied:true' },
+      { owner: 'www', type: 'A', line: 2, text: 'second' },
+      { owner: 'txt', type: 'TXT', line: 3, text: 'after the strings' },
+    ]);
+  });
+
+  it('a line of a comment alone, and the comments of an entry that spans lines, are the file’s notes', () => {
+    expect(
+      parse(
+        [
+          ';; A Records',
+          '; www 300 IN A 192.0.2.9',
+          `@ 3600 IN SOA ${SOA.split(' ').slice(0, 2).join(' ')} ( ; the SOA`,
+          '  2025010100 ; serial',
+          '  3600 1800 604800 86400 ) ; minimum',
+          'one 300 IN TXT ( "kept" ) ; on one line',
+        ].join('\n'),
+      ),
+    ).toEqual([{ owner: 'one', type: 'TXT', line: 6, text: 'on one line' }]);
+  });
+});

@@ -257,6 +257,7 @@ test('records: typed forms from recordTypes add records of several types; a refu
     ['Type', 'type'],
     ['TTL', 'ttl'],
     ['Address', 'rdata'],
+    ['Comment', 'comment'],
   ]) {
     const input = form.getByLabel(label, { exact: true });
     const hints = (await input.getAttribute('aria-describedby'))!.split(' ');
@@ -304,8 +305,17 @@ test('records: typed forms from recordTypes add records of several types; a refu
   await page.getByRole('button', { name: 'Edit web A 192.0.2.10' }).click();
   expect(await page.inputValue('#rdata-address')).toBe('192.0.2.10');
   await page.fill('#rdata-address', '192.0.2.11');
+  // the RRset's comment (docs/changes.md, «Comments»), saved with the record and shown in its row
+  expect(await page.inputValue('#record-comment')).toBe('');
+  await page.fill('#record-comment', 'the web server, rack 4');
   await page.getByRole('button', { name: 'Save now' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved web A 192.0.2.11' }).waitFor();
+  const commented = page.locator('tbody tr', { has: page.getByRole('button', { name: 'Edit web A 192.0.2.11' }) });
+  await commented.locator('td.col-comment', { hasText: 'the web server, rack 4' }).waitFor();
+  const commentStored = await app.gql(`query($z: String!) { records(zone: $z, owner: "web", type: "A") { nodes { comment } } }`, {
+    z: ZONE,
+  });
+  expect(commentStored.data.records.nodes).toEqual([{ comment: 'the web server, rack 4' }]);
   // the focus is back on the row saved
   await page.getByRole('button', { name: 'Edit web A 192.0.2.11' }).waitFor();
   expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Edit web A 192.0.2.11');

@@ -35,7 +35,11 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
  * Each query is sent with one of three keys: the admin key, a user's unrestricted key, and a key whose rules let
  * it read one zone whole and only the MX records of another.
  */
-const SEED = 20261128;
+/**
+ * the corpus's seed: the schema's fields are drawn from it, so a field added moves the corpus; moved on when
+ * `Record.comment` came, for a corpus that still holds the pages with permissions the last check asks of it
+ */
+const SEED = 20261129;
 const QUERIES = 200;
 /** how deep the generator nests object fields below a root field */
 const MAX_DEPTH = 4;
@@ -147,6 +151,15 @@ beforeAll(async () => {
     },
   );
   if (disable.errors) throw new Error(JSON.stringify(disable.errors));
+  // RRsets' comments (Record.comment, read per RRset by a loader): some records answer one, the rest null
+  for (const zone of ZONES.slice(0, 3)) {
+    const commented = await fast.gql(
+      `mutation($z: String!) { applyZoneChanges(zone: $z, changes: [{kind: COMMENT, owner: "mail", type: "MX", comment: "the mail hosts"},
+        {kind: COMMENT, owner: "host", type: "A", comment: "é \\"quoted\\"\\nsecond line"}]) { serial } }`,
+      { z: zone },
+    );
+    if (commented.errors) throw new Error(JSON.stringify(commented.errors));
+  }
 
   const keyOf = async (userId: string, policy?: unknown) => {
     const res = await fast.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, {

@@ -367,6 +367,8 @@ const WATCHED_TABLES = [
   // review and scheduled changes (docs/changes.md)
   'change_requests',
   'change_request_reviews',
+  // RRsets' comments (docs/changes.md, «Comments»): a refused write comments nothing either
+  'rrset_comments',
 ];
 const USE_MARKS = ['last_used_at', 'first_used_at', 'expiry_audited_at', 'idle_audited_at'];
 
@@ -721,10 +723,29 @@ function changeSetOp(id: string, call: (key: string, zone: string, changes: unkn
         await attempt(`change set REMOVE ${label(t)}`, remove, () => call(key, t.zone, [{ kind: 'REMOVE', id: seeded.id }]));
         expect({ t, left: (await recordRdata(seeded.id)) !== undefined }).toEqual({ t, left: remove !== 'ok' });
         await adminDeleteIfThere(seeded.id);
+        // the RRset's comment alone (docs/changes.md, «Comments»): written where the key may write the RRset
+        const comment = `pm comment ${next()}`;
+        await attempt(`change set COMMENT ${label(t)}`, expected, () =>
+          call(key, t.zone, [{ kind: 'COMMENT', owner: t.owner, type: t.type, comment }]),
+        );
+        expect({ t, commented: (await commentAt(t)) === comment }).toEqual({ t, commented: expected === 'ok' });
+        if (expected === 'ok') await admin(CLEAR_COMMENT, { z: t.zone, o: t.owner, t: t.type });
       }
     },
   };
 }
+
+/** the comment of the RRset at a point, as the database holds it (undefined: none) */
+async function commentAt(t: Point): Promise<string | undefined> {
+  const { rows } = await db.query(
+    `select string_agg(c.content, E'\\n' order by c.position) as text from rrset_comments c join domains d on d.id = c.domain_id
+      where d.name = $1 and c.owner = $2 and c.type = $3`,
+    [t.zone, t.owner, t.type],
+  );
+  return rows[0].text ?? undefined;
+}
+const CLEAR_COMMENT = `mutation($z: String!, $o: String!, $t: String!) {
+  applyZoneChanges(zone: $z, changes: [{ kind: COMMENT, owner: $o, type: $t, comment: "" }]) { serial } }`;
 
 function importOp(id: string, call: (key: string, zone: string, text: string) => Promise<Answer>): Op {
   return {

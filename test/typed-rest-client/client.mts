@@ -32,8 +32,13 @@ async function main() {
   const id: number = added.data.id;
   const rdata: string = added.data.rdata;
 
-  const edited = await client.PUT('/api/record/edit/{id}', { params: { path: { id } }, body: body('typed', '192.0.2.81') });
+  // the RRset's comment (an optional input and answer field): typed as optional text
+  const edited = await client.PUT('/api/record/edit/{id}', {
+    params: { path: { id } },
+    body: { ...body('typed', '192.0.2.81'), comment: 'typed by a client' },
+  });
   if (!edited.data) throw new Error(`record edit failed: ${edited.response.status} ${JSON.stringify(edited.error)}`);
+  const comment: string | undefined = edited.data.comment;
 
   // a zone under review: refused as a legacy client knows a refusal, unless the client asks to propose
   const refusedAdd = await client.POST('/api/record/add', { body: body('refused', '192.0.2.82', reviewZone) });
@@ -63,7 +68,7 @@ async function main() {
   });
   const report = {
     added: { status: added.response.status, id, rdata },
-    edited: { status: edited.response.status, ...seen(edited.data) },
+    edited: { status: edited.response.status, ...seen(edited.data), comment: comment ?? null },
     refusedAdd: refusal(refusedAdd),
     refusedEdit: refusal(refusedEdit),
     proposedAdd: proposal(proposedAdd),

@@ -535,6 +535,8 @@ export type RecordDataInput = {
 };
 
 export type RecordInput = {
+  /** The comment of the record’s RRset becomes this ("" removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength), kept in the history; no DNS data. */
+  comment?: string | null | undefined;
   /** RDATA as typed fields (the member of the record’s type); or give `rdata` instead. */
   data?: RecordDataInput | null | undefined;
   /** Owner, relative to the zone ('@' = apex) or absolute inside it. */
@@ -687,6 +689,8 @@ export type ZonemdDataInput = {
 };
 
 export type ZoneChangeInput = {
+  /** The comment of the RRset the change names by owner and type becomes this ("" removes it; absent, it stays), at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength); needs owner and type (a change by id alone names no RRset: COMMENT_NEEDS_RRSET). COMMENT: the comment alone. */
+  comment?: string | null | undefined;
   /** ADD, EXTEND_RRSET: the records come disabled (kept, not served). */
   disabled?: boolean | null | undefined;
   /** REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are. */
@@ -709,6 +713,8 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** The comment of the RRset of owner and type becomes `comment` ("" removes it); its records stay. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it (COMMENTS_CHANGED). */
+  | 'COMMENT'
   /** Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled. */
   | 'DISABLE'
   /** Enable a disabled record (by owner, type and rdata): it is served again with its TTL. */
@@ -867,7 +873,7 @@ export type RecordTypesQuery = {
 
 export type ServerSettingsQueryVariables = Exact<{ [key: string]: never }>;
 
-export type ServerSettingsQuery = { serverSettings: { allowedTtls: Array<{ min: number; max: number }> } };
+export type ServerSettingsQuery = { serverSettings: { maxCommentLength: number; allowedTtls: Array<{ min: number; max: number }> } };
 
 export type ZoneRecordsQueryVariables = Exact<{
   zone: string;
@@ -881,7 +887,15 @@ export type ZoneRecordsQuery = {
   records: {
     totalCount: number;
     pageInfo: { endCursor: string | null; hasNextPage: boolean };
-    nodes: Array<{ id: string; owner: string; type: string; ttl: number; rdata: string; permissions: { edit: boolean; delete: boolean } }>;
+    nodes: Array<{
+      id: string;
+      owner: string;
+      type: string;
+      ttl: number;
+      rdata: string;
+      comment: string | null;
+      permissions: { edit: boolean; delete: boolean };
+    }>;
   };
 };
 
@@ -889,14 +903,18 @@ export type CreateRecordMutationVariables = Exact<{
   input: RecordInput;
 }>;
 
-export type CreateRecordMutation = { createRecord: { id: string; owner: string; type: string; ttl: number; rdata: string } };
+export type CreateRecordMutation = {
+  createRecord: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null };
+};
 
 export type UpdateRecordMutationVariables = Exact<{
   id: string | number;
   input: RecordInput;
 }>;
 
-export type UpdateRecordMutation = { updateRecord: { id: string; owner: string; type: string; ttl: number; rdata: string } };
+export type UpdateRecordMutation = {
+  updateRecord: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null };
+};
 
 export type DeleteRecordMutationVariables = Exact<{
   id: string | number;
@@ -999,6 +1017,7 @@ export type ChangeEntryFieldsFragment = {
   } | null;
   added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
   removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+  comments: Array<{ owner: string; type: string; before: string | null; after: string | null }>;
 };
 
 export type ZoneHistoryQueryVariables = Exact<{
@@ -1030,6 +1049,7 @@ export type ZoneHistoryQuery = {
         } | null;
         added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
         removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+        comments: Array<{ owner: string; type: string; before: string | null; after: string | null }>;
       }>;
     };
   };
@@ -1126,6 +1146,7 @@ export type ZoneChangedSubscription = {
       } | null;
       added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
       removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      comments: Array<{ owner: string; type: string; before: string | null; after: string | null }>;
     };
   };
 };
@@ -2915,6 +2936,19 @@ export const ChangeEntryFieldsFragmentDoc = {
               selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'comments' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'before' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'after' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -3910,6 +3944,7 @@ export const ServerSettingsDocument = {
                     ],
                   },
                 },
+                { kind: 'Field', name: { kind: 'Name', value: 'maxCommentLength' } },
               ],
             },
           },
@@ -4011,6 +4046,7 @@ export const ZoneRecordsDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'type' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
                       {
                         kind: 'Field',
                         name: { kind: 'Name', value: 'permissions' },
@@ -4068,6 +4104,7 @@ export const CreateRecordDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'type' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
               ],
             },
           },
@@ -4117,6 +4154,7 @@ export const UpdateRecordDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'type' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
               ],
             },
           },
@@ -4729,6 +4767,19 @@ export const ZoneHistoryDocument = {
               selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'comments' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'before' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'after' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -5076,6 +5127,19 @@ export const ZoneChangedDocument = {
             selectionSet: {
               kind: 'SelectionSet',
               selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ChangedRecordFields' } }],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'comments' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'before' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'after' } },
+              ],
             },
           },
         ],

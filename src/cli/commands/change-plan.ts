@@ -19,12 +19,14 @@ interface ChangePlanAnswer {
   disabledAdded: PlannedRecord[];
   disabledRemoved: PlannedRecord[];
   warnings: { field: string; code: string; message: string; severity?: string | null }[];
+  comments: { owner: string; type: string; before: string | null; after: string | null }[] | null;
 }
 
 const PLAN = `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true, force: $f) {
   zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
   rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity } } }`;
+  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity }
+  comments { owner type before after } } }`;
 
 /**
  * `--dry-run` of a command that writes records: the changes planned as a change set (applyZoneChanges with
@@ -42,7 +44,8 @@ export async function dryRunChanges(
   const plan = (await gql<{ applyZoneChanges: ChangePlanAnswer }>(PLAN, { z: zone, c: changes, e: expectSerial, f: force }))
     .applyZoneChanges;
   if (program.opts().json) return print(program, plan as unknown as Record<string, unknown>);
-  const changesNothing = plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length;
+  const changesNothing =
+    plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length && !plan.comments?.length;
   process.stdout.write(
     changesNothing
       ? `zone ${plan.zone}: dry run, nothing to change (serial ${plan.serialBefore})\n`
@@ -56,5 +59,8 @@ export async function dryRunChanges(
   }
   for (const r of plan.disabledAdded) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
   for (const r of plan.disabledRemoved) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  // a comment is no DNS data: its change steps no serial (docs/changes.md, «Comments»)
+  for (const c of plan.comments ?? [])
+    process.stdout.write(`comment of ${c.owner} ${c.type}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}\n`);
   for (const w of plan.warnings) process.stderr.write(`warning: ${w.message}\n`);
 }

@@ -2,6 +2,19 @@ import { Command } from 'commander';
 import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, writeOrPropose } from '../shared';
 import { dryRunChanges } from './change-plan';
 
+/** a record as the CLI reads and prints it: with its RRset's comment (docs/changes.md, «Comments») */
+const RECORD_FIELDS = 'id owner type rdata ttl comment';
+/** the table's columns: COMMENT where a record shown has one (a zone without comments lists as it always did) */
+const recordColumns = (records: { comment?: string | null }[]) =>
+  records.some((r) => r.comment) ? ['id', 'owner', 'ttl', 'type', 'rdata', 'comment'] : ['id', 'owner', 'ttl', 'type', 'rdata'];
+/** a record written, as the CLI printed it before comments: its COMMENT only where it has one */
+const writtenColumns = (record: { comment?: string | null }) =>
+  record.comment ? ['id', 'owner', 'type', 'rdata', 'ttl', 'comment'] : ['id', 'owner', 'type', 'rdata', 'ttl'];
+const COMMENT_HELP = "the comment of the record's RRset ('' removes it; without it, the comment stays as it is)";
+
+/** the comment an option gives (absent: none, the RRset's stays) */
+const commentOf = (options: { comment?: string }) => (options.comment === undefined ? {} : { comment: options.comment });
+
 /** `zonekeeper record`: records of a zone */
 export function registerRecordCommands(program: Command): void {
   const record = program.command('record').description('records of a zone');
@@ -9,51 +22,64 @@ export function registerRecordCommands(program: Command): void {
     .command('add <zone> <owner> <type> <rdata>')
     .description('add a record')
     .option('--ttl <ttl>', 'TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w)', '3600')
+    .option('--comment <text>', COMMENT_HELP)
     .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
-    .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string; dryRun?: boolean }) => {
-      const ttl = ttlOf(options.ttl);
-      if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl }]);
-      await writeOrPropose(
-        program,
-        async () =>
-          print(
-            program,
-            (
-              await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
-                i: { zone: zoneName, owner, type, rdata, ttl },
-              })
-            ).createRecord,
-          ),
-        // a zone that requires approvals: the record proposed as an ADD
-        async () => ({ zone: zoneName, changes: [{ kind: 'ADD', owner, type, rdata, ttl }] }),
-      );
-    });
+    .action(
+      async (
+        zoneName: string,
+        owner: string,
+        type: string,
+        rdata: string,
+        options: { ttl: string; comment?: string; dryRun?: boolean },
+      ) => {
+        const ttl = ttlOf(options.ttl);
+        const comment = commentOf(options);
+        if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }]);
+        await writeOrPropose(
+          program,
+          async () => {
+            const { createRecord } = await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { ${RECORD_FIELDS} } }`, {
+              i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
+            });
+            print(program, createRecord, writtenColumns(createRecord));
+          },
+          // a zone that requires approvals: the record proposed as an ADD
+          async () => ({ zone: zoneName, changes: [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }] }),
+        );
+      },
+    );
   record
     .command('edit <id> <zone> <owner> <type> <rdata>')
     .description('replace a record (an SOA edit must raise the serial)')
     .option('--ttl <ttl>', "TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w); without it, the record's own")
+    .option('--comment <text>', COMMENT_HELP)
     .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
     .action(
-      async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl?: string; dryRun?: boolean }) => {
+      async (
+        id: string,
+        zoneName: string,
+        owner: string,
+        type: string,
+        rdata: string,
+        options: { ttl?: string; comment?: string; dryRun?: boolean },
+      ) => {
+        const comment = commentOf(options);
         // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
         const ttl =
           options.ttl !== undefined
             ? ttlOf(options.ttl)
             : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
-        if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl }]);
+        if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }]);
         await writeOrPropose(
           program,
-          async () =>
-            print(
-              program,
-              (
-                await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
-                  id,
-                  i: { zone: zoneName, owner, type, rdata, ttl },
-                })
-              ).updateRecord,
-            ),
-          async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl }] }),
+          async () => {
+            const { updateRecord } = await gql(
+              `mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ${RECORD_FIELDS} } }`,
+              { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
+            );
+            print(program, updateRecord, writtenColumns(updateRecord));
+          },
+          async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }] }),
         );
       },
     );
@@ -64,13 +90,13 @@ export function registerRecordCommands(program: Command): void {
     .action(async (zoneName: string, options: { limit: string }) => {
       await requireZone(zoneName);
       const records = await listUpTo(
-        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`,
+        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { ${RECORD_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
         (d) => d.records,
         { z: zoneName },
         limitOf(options.limit),
         'records',
       );
-      print(program, records, ['id', 'owner', 'ttl', 'type', 'rdata']);
+      print(program, records, recordColumns(records));
     });
   record
     .command('delete <id>')

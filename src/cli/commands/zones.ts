@@ -156,7 +156,7 @@ export function registerZoneCommands(program: Command): void {
         const created = !(await zoneExists(name)) && (await createForImport(name, file, options));
         const importing = gql(
           `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
-        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords
+        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun commentsKept addedRecords removedRecords
           warnings { line code message } changeRequest { id status requiredApprovals } } }`,
           {
             z: name,
@@ -171,7 +171,14 @@ export function registerZoneCommands(program: Command): void {
         for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
         // a zone that requires approvals: the RRsets the file changes wait as a change request
         if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
-        print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
+        print(program, {
+          zone: result.zone,
+          added: result.added,
+          removed: result.removed,
+          serial: result.serial,
+          dryRun: result.dryRun,
+          commentsKept: result.commentsKept,
+        });
         for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
         for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
       },
@@ -280,11 +287,14 @@ export function registerZoneCommands(program: Command): void {
     .option('--first <n>', 'how many', '20')
     .action(async (name: string, options: { first: string }) => {
       const data = await gql(
-        `query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`,
+        `query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata }
+          comments { owner type before after } } } } }`,
         { z: name, f: Number(options.first) },
       );
       const nodes = data.domain.changes.nodes as any[];
       if (program.opts().json) return print(program, nodes);
+      // the RRsets whose comment a change changed (a change of comments alone steps no serial): a column where one did
+      const commented = nodes.some((n) => n.comments.length);
       print(
         program,
         nodes.map((n) => ({
@@ -293,6 +303,9 @@ export function registerZoneCommands(program: Command): void {
           by: authorLabel(n.author, 'service'),
           added: n.added.filter((r: any) => r.type !== 'SOA').length,
           removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
+          ...(commented
+            ? { comments: (n.comments as { owner: string; type: string }[]).map((c) => `${c.owner} ${c.type}`).join(', ') }
+            : {}),
         })),
       );
     });

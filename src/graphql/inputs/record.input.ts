@@ -37,4 +37,11 @@ export class RecordInput {
       'The TTL: 0 to 2147483647 (RFC 2181 §8), within ALLOWED_TTLS_BEYOND_REST when the operator set it (serverSettings.allowedTtls).',
   })
   ttl!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The comment of the record’s RRset becomes this ("" removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength), kept in the history; no DNS data.',
+  })
+  comment?: string | null;
 }

@@ -3,9 +3,7 @@ import { SerialScalar } from '../scalars/serial';
 import type { GraphQLContext } from '../context';
 import { parseId } from '../inputs/ids';
 import type { ChangeRequestStatus } from '../../repositories/change-requests';
-import type { ZoneChangeKind, ZoneChangeSpec } from '../../services/zones/zone-changes.service';
-import { parseOptionalId } from '../inputs/ids';
-import { ZoneChangeInput, ZoneChangesResult } from './zone-changes.resolver';
+import { changeSpecs, ZoneChangeInput, ZoneChangesResult } from './zone-changes.resolver';
 
 export enum ChangeRequestStatusEnum {
   PENDING = 'pending',
@@ -112,21 +110,6 @@ export class ChangeRequestType {
 
   @Field(() => [ChangeReviewType])
   reviews!: ChangeReviewType[];
-}
-
-/** a change set's input as the service reads it */
-export function changeSpecs(changes: readonly ZoneChangeInput[]): ZoneChangeSpec[] {
-  return changes.map((change, index) => ({
-    kind: change.kind as ZoneChangeKind,
-    id: parseOptionalId(change.id, `changes[${index}].id`),
-    owner: change.owner ?? undefined,
-    type: change.type ?? undefined,
-    rdata: change.rdata ?? undefined,
-    ttl: change.ttl ?? undefined,
-    rdatas: change.rdatas ?? undefined,
-    disabled: change.disabled ?? undefined,
-    disabledRdatas: change.disabledRdatas ?? undefined,
-  }));
 }
 
 /** Change requests: review and scheduled changes (services/zones/change-requests.service.ts). */

@@ -21,7 +21,7 @@ import { Connection } from '../types/connection';
 import { connection, type ConnectionValue } from '../pages';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
-import { ChangedRecord, CheckSeverityEnum, ZoneChangesResult } from './zone-changes.resolver';
+import { ChangedRecord, CheckSeverityEnum, RrsetCommentChange, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity, smallPage } from './paging';
 import { SmallPageArgs } from '../inputs/page.args';
 import { bindScope, cursorOf } from '../inputs/cursors';
@@ -33,6 +33,7 @@ export enum ZoneChangeEntryKindEnum {
   ZONE_CREATED = 'zone-created',
   ZONE_CHANGED = 'zone-changed',
   ZONE_DELETED = 'zone-deleted',
+  COMMENTS_CHANGED = 'comment-changed',
 }
 registerEnumType(ZoneChangeEntryKindEnum, {
   name: 'ZoneChangeEntryKind',
@@ -41,6 +42,9 @@ registerEnumType(ZoneChangeEntryKindEnum, {
     ZONE_CREATED: { description: 'The zone was made (with its first records).' },
     ZONE_CHANGED: { description: 'Its records changed.' },
     ZONE_DELETED: { description: 'The zone was deleted.' },
+    COMMENTS_CHANGED: {
+      description: 'Only RRsets’ comments changed (`comments`): no DNS data, so no serial step (`serialBefore` = `serialAfter`).',
+    },
   },
 });
 
@@ -77,19 +81,21 @@ class ZoneChangeFinding {
 
 @ObjectType('ZoneChangeEntry', {
   simpleResolvers: true,
-  description: 'One committed change of a zone (one serial step), from its journal.',
+  description: 'One committed change of a zone (one serial step; a change of RRsets’ comments alone steps none), from its journal.',
 })
 export class ZoneChangeEntry {
   @Field(() => ID)
   id!: number;
 
   @Field({
-    description: 'zone-created, zone-changed or zone-deleted.',
+    description: 'zone-created, zone-changed, zone-deleted or comment-changed.',
     deprecationReason: 'Use `entryKind`, the same as the ZoneChangeEntryKind enum (since 2026-11-29).',
   })
   kind!: string;
 
-  @Field(() => ZoneChangeEntryKindEnum, { description: 'What the change did to the zone: made it, changed it, or deleted it.' })
+  @Field(() => ZoneChangeEntryKindEnum, {
+    description: 'What the change did to the zone: made it, changed it, deleted it, or changed only RRsets’ comments.',
+  })
   entryKind!: string;
 
   @Field(() => SerialScalar, { nullable: true })
@@ -121,6 +127,12 @@ export class ZoneChangeEntry {
       'The warnings its plan answered (code, RRset, severity, RFC), kept with the change; empty for a change without any, and for the writes that are neither a change set nor a person’s single-record write (an import, the service’s own).',
   })
   findings!: ZoneChangeFinding[];
+
+  @Field(() => [RrsetCommentChange], {
+    description:
+      'The RRsets’ comments the change changed (docs/changes.md, «Comments»), before and after; empty for most changes. A change of comments alone is an entry of its own (COMMENTS_CHANGED) that steps no serial.',
+  })
+  comments!: RrsetCommentChange[];
 
   @Field(() => [ID], {
     description:
@@ -178,6 +190,7 @@ export const toEntry = (row: HistoryRow, zone: { id: number; name: string }): Zo
   added: row.added,
   removed: row.removed,
   removedRecordIds: deletedIds(row.removed),
+  comments: row.comments,
   findings: row.findings.map((f) => ({
     code: f.code,
     severity: f.severity,
@@ -235,12 +248,14 @@ export class ZoneChangesResultResolver {
   @FieldResolver(() => ZoneChangeEntry, {
     nullable: true,
     description:
-      'The change the set wrote, as the history and the zoneChanged event show it: its `records` with their ids, its `removedRecordIds`, its author and findings. Null for a dry run, a set that changed nothing and a change request.',
+      'The change the set wrote, as the history and the zoneChanged event show it: its `records` with their ids, its `removedRecordIds`, its author, findings and comments. Null for a dry run, a set that changed nothing and a change request.',
   })
   async change(@Root() result: ZoneChangesResult, @Ctx() ctx: GraphQLContext): Promise<ZoneChangeEntry | null> {
-    if (result.dryRun || result.changeRequest || result.serial === result.serialBefore) return null;
+    // a set of comments alone steps no serial, and is kept in the history all the same (a row of its own)
+    const commentsAlone = result.serial === result.serialBefore && !!result.comments?.length;
+    if (result.dryRun || result.changeRequest || (result.serial === result.serialBefore && !commentsAlone)) return null;
     const zone = await ctx.services.domains.find(ctx, { name: result.zone });
-    const row = zone && (await ctx.services.history.changeAt(ctx, zone, result.serial));
+    const row = zone && (await ctx.services.history.changeAt(ctx, zone, result.serial, commentsAlone));
     return row ? toEntry(row, zone) : null;
   }
 }

@@ -18,6 +18,6 @@ export class RecordTypeResolver {
     const ranges = allowedTtlsOf(ctx, ctx.services.settings).map((a) =>
       typeof a === 'number' ? { min: a, max: a } : { min: a[0], max: a[1] },
     );
-    return { allowedTtls: ranges.sort((a, b) => a.min - b.min) };
+    return { allowedTtls: ranges.sort((a, b) => a.min - b.min), maxCommentLength: ctx.services.settings.maxCommentLength };
   }
 }

@@ -135,6 +135,15 @@ export class RecordResolver {
     return recordData(record.type, record.rdata);
   }
 
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'The comment of the record’s RRset (its owner and type; docs/changes.md, «Comments»): free text, no DNS data; null for none. Several comments the PowerDNS API gave the RRset read one a line. Set with `comment` on createRecord, updateRecord or a change set.',
+  })
+  comment(@Root() record: RecordType, @Ctx() ctx: GraphQLContext): Promise<string | null> {
+    return ctx.loaders.commentOfRrset.load({ domainId: record.domainId, owner: record.owner, type: record.type });
+  }
+
   @FieldResolver(() => DomainType)
   domain(@Root() record: RecordType & Pick<RecordRow, 'zoneRow'>, @Ctx() ctx: GraphQLContext) {
     // a record read with its zone (one statement) answers from that row: a zone deleted since the records

@@ -1,6 +1,6 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver, Root } from 'type-graphql';
-import type { ZoneChangeKind, ZoneChangeSpec } from '../../services/zones/zone-changes.service';
+import type { ZoneChangeSpec } from '../../services/zones/zone-changes.service';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
 
@@ -13,6 +13,7 @@ enum ZoneChangeKindEnum {
   PRUNE_RRSET = 'PRUNE_RRSET',
   DISABLE = 'DISABLE',
   ENABLE = 'ENABLE',
+  COMMENT = 'COMMENT',
 }
 registerEnumType(ZoneChangeKindEnum, {
   name: 'ZoneChangeKind',
@@ -32,6 +33,10 @@ registerEnumType(ZoneChangeKindEnum, {
         'Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled.',
     },
     ENABLE: { description: 'Enable a disabled record (by owner, type and rdata): it is served again with its TTL.' },
+    COMMENT: {
+      description:
+        'The comment of the RRset of owner and type becomes `comment` ("" removes it); its records stay. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it (COMMENTS_CHANGED).',
+    },
   },
 });
 
@@ -81,6 +86,51 @@ export class ZoneChangeInput {
     description: 'REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are.',
   })
   disabledRdatas?: string[] | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The comment of the RRset the change names by owner and type becomes this ("" removes it; absent, it stays), at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength); needs owner and type (a change by id alone names no RRset: COMMENT_NEEDS_RRSET). COMMENT: the comment alone.',
+  })
+  comment?: string | null;
+}
+
+/** a change set's input as the service reads it */
+export function changeSpecs(changes: readonly ZoneChangeInput[]): ZoneChangeSpec[] {
+  return changes.map((change, index) => ({
+    kind: change.kind,
+    id: parseOptionalId(change.id, `changes[${index}].id`),
+    owner: change.owner ?? undefined,
+    type: change.type ?? undefined,
+    rdata: change.rdata ?? undefined,
+    ttl: change.ttl ?? undefined,
+    rdatas: change.rdatas ?? undefined,
+    disabled: change.disabled ?? undefined,
+    disabledRdatas: change.disabledRdatas ?? undefined,
+    comment: change.comment ?? undefined,
+  }));
+}
+
+/**
+ * An RRset's comment a change changed (docs/changes.md, «Comments»), as the history keeps it: its text before and
+ * after, as `Record.comment` reads it.
+ */
+@ObjectType('RrsetCommentChange', {
+  simpleResolvers: true,
+  description: 'An RRset’s comment a change changed: its text before and after (null: none), as `Record.comment` reads it.',
+})
+export class RrsetCommentChange {
+  @Field({ description: "Owner, relative to the zone ('@' = apex)." })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => String, { nullable: true })
+  before!: string | null;
+
+  @Field(() => String, { nullable: true })
+  after!: string | null;
 }
 
 // plain fields read as graphql-jit reads a property (simpleResolvers): type-graphql's wrapper per field made a
@@ -211,6 +261,13 @@ export class ZoneChangesResult {
       'The zone requires approvals: the set became this change request, and nothing was written (`serial` = `serialBefore`; docs/changes.md, «Review»).',
   })
   changeRequest?: ProposedZoneChange;
+
+  @Field(() => [RrsetCommentChange], {
+    nullable: true,
+    description:
+      'The RRsets’ comments the set changed (a dry run: would change), before and after; null when it changed none. Comments alone step no serial (`serial` = `serialBefore`) and are kept in the history all the same (`change`).',
+  })
+  comments?: RrsetCommentChange[];
 }
 
 /** A warning's severity as an enum, beside the string it was first answered as. */
@@ -250,17 +307,7 @@ export class ZoneChangesResolver {
     })
     force?: boolean | null,
   ) {
-    const specs: ZoneChangeSpec[] = changes.map((change, index) => ({
-      kind: change.kind as ZoneChangeKind,
-      id: parseOptionalId(change.id, `changes[${index}].id`),
-      owner: change.owner ?? undefined,
-      type: change.type ?? undefined,
-      rdata: change.rdata ?? undefined,
-      ttl: change.ttl ?? undefined,
-      rdatas: change.rdatas ?? undefined,
-      disabled: change.disabled ?? undefined,
-      disabledRdatas: change.disabledRdatas ?? undefined,
-    }));
+    const specs = changeSpecs(changes);
     // a zone that requires approvals: the set becomes a change request (docs/changes.md, «Review»)
     return ctx.services.changeRequests.applyOrPropose(ctx, {
       zone,

@@ -87,6 +87,12 @@ class ZoneImportResult {
   })
   dropped!: ZoneImportDropped[];
 
+  @Field(() => Int, {
+    description:
+      'The record lines whose comment (`; …` ending a record written on one line, a Cloudflare export’s `cf_tags=…` with it) the import kept as its RRset’s comment (`Record.comment`; several lines of one RRset, one a line); a change request: the comments it carries. A line of a comment alone and a comment inside parentheses are the file’s own notes.',
+  })
+  commentsKept!: number;
+
   @Field(() => [ZoneImportWarning])
   warnings!: ZoneImportWarning[];
 

@@ -12,7 +12,7 @@ export class EventType {
 
   @Field({
     description:
-      "zone.created, zone.changed, zone.rules_changed, zone.deleted, zone.moved, zone.propagated, zone.transfer_failed, zone.expired, dnssec.* (dnssec.key_step for every key step without another meaning), health.changed, steering.changed, steering.panic, steering.vantage, view.changed (the operator's), change.* (proposed, approved, rejected, applied, refused, cancelled), webhook.disabled.",
+      "zone.created, zone.changed, zone.comments_changed, zone.rules_changed, zone.deleted, zone.moved, zone.propagated, zone.transfer_failed, zone.expired, dnssec.* (dnssec.key_step for every key step without another meaning), health.changed, steering.changed, steering.panic, steering.vantage, view.changed (the operator's), change.* (proposed, approved, rejected, applied, refused, cancelled), webhook.disabled.",
   })
   type!: string;
 

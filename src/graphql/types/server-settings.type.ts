@@ -22,4 +22,10 @@ export class ServerSettingsType {
       'The TTLs this API accepts (ALLOWED_TTLS_BEYOND_REST; the REST layer: ALLOWED_TTLS), ascending; empty: any TTL from 0 to 2147483647 (RFC 2181 §8).',
   })
   allowedTtls!: TtlRangeType[];
+
+  @Field(() => Int, {
+    description:
+      'The longest RRset comment (`comment` of a record or a change, a zone file line’s comment) in characters: MAX_COMMENT_LENGTH. The PowerDNS API keeps PowerDNS’s own bounds.',
+  })
+  maxCommentLength!: number;
 }

@@ -467,6 +467,8 @@ export type RecordDataInput = {
 };
 
 export type RecordInput = {
+  /** The comment of the record’s RRset becomes this ("" removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength), kept in the history; no DNS data. */
+  comment?: string | null | undefined;
   /** RDATA as typed fields (the member of the record’s type); or give `rdata` instead. */
   data?: RecordDataInput | null | undefined;
   /** Owner, relative to the zone ('@' = apex) or absolute inside it. */
@@ -696,6 +698,8 @@ export type ZonemdDataInput = {
 };
 
 export type ZoneChangeInput = {
+  /** The comment of the RRset the change names by owner and type becomes this ("" removes it; absent, it stays), at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength); needs owner and type (a change by id alone names no RRset: COMMENT_NEEDS_RRSET). COMMENT: the comment alone. */
+  comment?: string | null | undefined;
   /** ADD, EXTEND_RRSET: the records come disabled (kept, not served). */
   disabled?: boolean | null | undefined;
   /** REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are. */
@@ -718,6 +722,8 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** The comment of the RRset of owner and type becomes `comment` ("" removes it); its records stay. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it (COMMENTS_CHANGED). */
+  | 'COMMENT'
   /** Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled. */
   | 'DISABLE'
   /** Enable a disabled record (by owner, type and rdata): it is served again with its TTL. */
@@ -747,6 +753,8 @@ export type ZoneImportTtlPolicy =
 
 /** Where a zone’s data comes from: PRIMARY, the API (ours); SECONDARY, transfers from its primaries (docs/transfers.md). */
 export type ZoneKind = 'PRIMARY' | 'SECONDARY';
+
+export type RestCommentChangeFragment = { owner: string; type: string; before: string | null; after: string | null };
 
 export type RestRecordFragment = { id: string; zone: string; owner: string; type: string; rdata: string; ttl: number };
 
@@ -1192,14 +1200,18 @@ export type GetRecordQueryVariables = Exact<{
   id: string | number;
 }>;
 
-export type GetRecordQuery = { record: { id: string; zone: string; owner: string; type: string; rdata: string; ttl: number } };
+export type GetRecordQuery = {
+  record: { comment: string | null; id: string; zone: string; owner: string; type: string; rdata: string; ttl: number };
+};
 
 export type UpdateRecordMutationVariables = Exact<{
   id: string | number;
   input: RecordInput;
 }>;
 
-export type UpdateRecordMutation = { updateRecord: { id: string; zone: string; owner: string; type: string; rdata: string; ttl: number } };
+export type UpdateRecordMutation = {
+  updateRecord: { comment: string | null; id: string; zone: string; owner: string; type: string; rdata: string; ttl: number };
+};
 
 export type DeleteRecordMutationVariables = Exact<{
   id: string | number;
@@ -1505,6 +1517,7 @@ export type ApplyZoneChangesMutation = {
     serial: number;
     added: Array<{ owner: string; type: string; rdata: string; ttl: number }>;
     removed: Array<{ owner: string; type: string; rdata: string; ttl: number }>;
+    comments: Array<{ owner: string; type: string; before: string | null; after: string | null }> | null;
     changeRequest: { id: string; status: string; requiredApprovals: number } | null;
   };
 };
@@ -1532,6 +1545,7 @@ export type PlanZoneChangesMutation = {
     }> | null;
     disabledAdded: Array<{ owner: string; type: string; rdata: string; ttl: number }> | null;
     disabledRemoved: Array<{ owner: string; type: string; rdata: string; ttl: number }> | null;
+    comments: Array<{ owner: string; type: string; before: string | null; after: string | null }> | null;
     warnings: Array<{
       field: string;
       code: string;
@@ -1563,6 +1577,7 @@ export type ZoneChangesQuery = {
         added: Array<{ owner: string; type: string; rdata: string; ttl: number }>;
         removed: Array<{ owner: string; type: string; rdata: string; ttl: number }>;
         findings: Array<{ code: string; severity: string; owner: string; type: string; rfc: string | null; message: string }>;
+        comments: Array<{ owner: string; type: string; before: string | null; after: string | null }>;
       }>;
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
@@ -1584,6 +1599,7 @@ export type ImportZoneMutation = {
     removed: number;
     serial: number;
     dryRun: boolean;
+    commentsKept: number;
     addedRecords: Array<string> | null;
     removedRecords: Array<string> | null;
     dropped: Array<{ type: string; count: number }>;
@@ -3093,6 +3109,17 @@ export class TypedDocumentString<TResult, TVariables> extends String implements 
     return this.value;
   }
 }
+export const RestCommentChangeFragmentDoc = new TypedDocumentString(
+  `
+    fragment RestCommentChange on RrsetCommentChange {
+  owner
+  type
+  before
+  after
+}
+    `,
+  { fragmentName: 'RestCommentChange' },
+) as unknown as TypedDocumentString<RestCommentChangeFragment, unknown>;
 export const RestUserFragmentDoc = new TypedDocumentString(
   `
     fragment RestUser on User {
@@ -3665,6 +3692,7 @@ export const GetRecordDocument = new TypedDocumentString(`
     query GetRecord($id: ID!) {
   record(id: $id) {
     ...RestRecord
+    comment
   }
 }
     fragment RestRecord on Record {
@@ -3679,6 +3707,7 @@ export const UpdateRecordDocument = new TypedDocumentString(`
     mutation UpdateRecord($id: ID!, $input: RecordInput!) {
   updateRecord(id: $id, input: $input) {
     ...RestRecord
+    comment
   }
 }
     fragment RestRecord on Record {
@@ -4070,6 +4099,9 @@ export const ApplyZoneChangesDocument = new TypedDocumentString(`
     removed {
       ...RestChangedRecord
     }
+    comments {
+      ...RestCommentChange
+    }
     changeRequest {
       id
       status
@@ -4077,7 +4109,13 @@ export const ApplyZoneChangesDocument = new TypedDocumentString(`
     }
   }
 }
-    fragment RestChangedRecord on ChangedRecord {
+    fragment RestCommentChange on RrsetCommentChange {
+  owner
+  type
+  before
+  after
+}
+fragment RestChangedRecord on ChangedRecord {
   owner
   type
   rdata
@@ -4118,6 +4156,9 @@ export const PlanZoneChangesDocument = new TypedDocumentString(`
     disabledRemoved {
       ...RestChangedRecord
     }
+    comments {
+      ...RestCommentChange
+    }
     warnings {
       field
       code
@@ -4129,7 +4170,13 @@ export const PlanZoneChangesDocument = new TypedDocumentString(`
     }
   }
 }
-    fragment RestChangedRecord on ChangedRecord {
+    fragment RestCommentChange on RrsetCommentChange {
+  owner
+  type
+  before
+  after
+}
+fragment RestChangedRecord on ChangedRecord {
   owner
   type
   rdata
@@ -4166,6 +4213,9 @@ export const ZoneChangesDocument = new TypedDocumentString(`
           rfc
           message
         }
+        comments {
+          ...RestCommentChange
+        }
       }
       pageInfo {
         hasNextPage
@@ -4174,7 +4224,13 @@ export const ZoneChangesDocument = new TypedDocumentString(`
     }
   }
 }
-    fragment RestChangedRecord on ChangedRecord {
+    fragment RestCommentChange on RrsetCommentChange {
+  owner
+  type
+  before
+  after
+}
+fragment RestChangedRecord on ChangedRecord {
   owner
   type
   rdata
@@ -4198,6 +4254,7 @@ export const ImportZoneDocument = new TypedDocumentString(`
       type
       count
     }
+    commentsKept
     warnings {
       line
       field

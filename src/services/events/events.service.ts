@@ -25,7 +25,6 @@ import {
 import { mayConnect } from '../../outbound/addresses';
 import { newSecret, parseSecret, WebhookSecrets } from './webhook-secrets';
 import type { SettingsKeyVault } from '../dnssec/settings-key-vault';
-import type { JournalRecord } from '../../entities/change.entity';
 
 /** an event as a reader gets it, in the feed and in a webhook's body */
 export interface EventView {
@@ -73,7 +72,7 @@ export function scopeSees(scope: ReaderScope, event: Pick<StoredEvent, 'userId' 
 }
 
 /**
- * the event as the scope may read it: a zone change's records the key's rules do not let it read are left out,
+ * the event as the scope may read it: a zone change's records (and RRsets' comments) the key's rules do not let it read are left out,
  * and so is what a steered RRset it may not read served, a view's overlay or a lock of an RRset it may not read (the event
  * stays, as a zone change with no record of its does: the key sees the zone)
  */
@@ -82,9 +81,14 @@ export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
   if (scope.readRules && event.zone !== null) {
     const policy = policyOfRules(scope.readRules);
     const zone = event.zone;
+    const readable = (records: unknown) =>
+      (records as { owner: string; type: string }[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
     if (event.type === 'zone.changed' && Array.isArray(data.added)) {
-      const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
       data = { ...data, added: readable(data.added), removed: readable(data.removed) };
+    }
+    // a comment names its RRset: one the key may not read is left out (the event stays, as a change's does)
+    if ((event.type === 'zone.changed' || event.type === 'zone.comments_changed') && Array.isArray(data.comments)) {
+      data = { ...data, comments: readable(data.comments) };
     } else if (
       (event.type === 'steering.changed' ||
         event.type === 'view.changed' ||

@@ -30,14 +30,23 @@ export interface FeedReader {
   keyEventsOfZoneAfter(domainId: number, afterId: number, limit: number): Promise<FeedKeyEvent[]>;
 }
 
-/** a change as a restricted key may see it: only the records its rules let it read (docs/least-privilege.md) */
+/** a change as a restricted key may see it: only the records (and RRsets' comments) its rules let it read (docs/least-privilege.md) */
 function visibleTo(ctx: RequestContext, event: LiveEvent): LiveEvent {
   const policy = ctx.principal.policy;
   if (event.kind !== 'change' || !isRestricted(policy)) return event;
   const readable = <T extends { owner: string; type: string }>(records: T[]) =>
     records.filter((r) => readsRecord(policy, event.zone, r.owner, r.type));
-  const { added, removed, findings } = event.change;
-  return { ...event, change: { ...event.change, added: readable(added), removed: readable(removed), findings: readable(findings) } };
+  const { added, removed, findings, comments } = event.change;
+  return {
+    ...event,
+    change: {
+      ...event.change,
+      added: readable(added),
+      removed: readable(removed),
+      findings: readable(findings),
+      comments: readable(comments),
+    },
+  };
 }
 
 /** events a subscriber may have waiting; past that it is too slow, and is dropped rather than buffered */

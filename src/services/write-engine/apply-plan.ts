@@ -6,7 +6,7 @@ import { quotaExceeded } from './quotas';
 import type { ChangePlan } from './plan';
 import type { ZoneChange } from './staging';
 import type { ErrorDetail } from '../../errors/catalogue';
-import type { JournalFinding } from '../../entities/change.entity';
+import type { JournalCommentChange, JournalFinding } from '../../entities/change.entity';
 
 /**
  * A change set's plan (change-plan.ts) applied to the zone it was planned on: its removals and insertions
@@ -18,7 +18,7 @@ import type { JournalFinding } from '../../entities/change.entity';
 export async function applyChangePlan(
   change: ZoneChange,
   plan: ChangePlan,
-  by: { settings: Settings; principal: Principal },
+  by: { settings: Settings; principal: Principal; comments?: readonly JournalCommentChange[] },
 ): Promise<{ changed: boolean }> {
   stage(change, plan);
   const { disabled } = plan;
@@ -37,7 +37,8 @@ export async function applyChangePlan(
   // edge sent it; one that changes only what is kept disabled serves nothing new either, and says it changed something
   if (change.changesNothing(plan.soa)) return { changed: disabled.removed.length + disabled.added.length > 0 };
   // the warnings the plan answered go into the change's journal row: the history says what it was warned of
-  await change.commit({ ...plan.soa, findings: journalFindings(plan.warnings) });
+  // and so do the RRsets' comments the set changes beside its records (docs/changes.md, «Comments»)
+  await change.commit({ ...plan.soa, findings: journalFindings(plan.warnings), comments: by.comments });
   return { changed: true };
 }
 

@@ -11,7 +11,7 @@ import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
 import { nextSerial, serialAdd, serialGreaterThan } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
-import type { JournalFinding, JournalRecord } from '../../entities/change.entity';
+import type { JournalCommentChange, JournalFinding, JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import { changeAuthor, type Principal } from '../../auth/principal';
 import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
@@ -122,6 +122,11 @@ export interface CommitOptions {
   soaTtl?: number;
   /** the findings the change's plan answered, kept with its journal row (the history) */
   findings?: readonly JournalFinding[];
+  /**
+   * the RRsets' comments the caller changed in this transaction, kept with its journal row (the history); they are
+   * no DNS data: `changesNothing` does not count them (a change of comments alone: repositories/rrset-comments.ts)
+   */
+  comments?: readonly JournalCommentChange[];
 }
 
 /** what a committed change wrote: for a batch's copy of the zone (zone-queue.ts) */
@@ -562,6 +567,7 @@ export class ZoneChange implements ChangeToSign {
       signerRemoved: this.signerRemoved,
       signerAdded: this.signerAdded,
       findings: options.findings,
+      comments: options.comments,
       kind: this.request.signatureOnly ? 'zone-signed' : 'zone-changed',
       author: this.request.signatureOnly
         ? undefined

@@ -23,7 +23,8 @@ import type { ZoneChangeOptions, ZoneChangeSpec } from './zone-change-set';
 /**
  * One change as read: its records in canonical form (`records` served, `disabledRecords` kept disabled), the
  * record it names by id or by content (`match`), or the RRset it names (`owner`, `type`). Undefined where the
- * change had problems (they are reported beside it, each naming the change).
+ * change had problems (they are reported beside it, each naming the change), and for a COMMENT change, which
+ * changes no record.
  */
 export type ParsedChange =
   | {
@@ -47,6 +48,7 @@ const REPLACE_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['id', 'owner', 'type'
 const MATCH_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdata'];
 const RRSET_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdatas'];
 const TTL_FIELD: readonly (keyof ZoneChangeSpec)[] = ['ttl'];
+const COMMENT_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'comment'];
 /** no allow-list of TTLs: a record only matched (PRUNE_RRSET), whose TTL is not read */
 const NO_TTL_RULE: AllowedTtls = [];
 
@@ -193,12 +195,16 @@ export function parseZoneChange(
         disabledRecords: disabled as CanonicalRecord[] | undefined,
       };
     }
+    case 'COMMENT':
+      // the RRset's comment alone, no record (zone-changes.service.ts reads the comment with the set's others)
+      missing(COMMENT_FIELDS);
+      return undefined;
     default:
       at([
         {
           field: 'kind',
           code: 'UNKNOWN_CHANGE_KIND',
-          message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE, REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET, DISABLE or ENABLE`,
+          message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE, REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET, DISABLE, ENABLE or COMMENT`,
         },
       ]);
       return undefined;

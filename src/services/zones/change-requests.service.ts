@@ -602,7 +602,8 @@ function principalOf(author: ChangeRequestAuthor, approvers: readonly string[]):
 }
 
 /** what an import proposed as a request still answers: the records it left out, its warnings */
-const keep = (planned: { dropped: ImportResult['dropped']; warnings: ImportResult['warnings'] }) => ({
+const keep = (planned: Pick<ImportResult, 'dropped' | 'warnings' | 'commentsKept'>) => ({
   dropped: planned.dropped,
+  commentsKept: planned.commentsKept,
   warnings: planned.warnings,
 });

@@ -32,8 +32,9 @@ function asSeenBy(ctx: RequestContext, zone: string, row: HistoryRow): HistoryRo
     ...row,
     added: readable(ctx, zone, row.added),
     removed: readable(ctx, zone, row.removed),
-    // a finding names an RRset: one the key may not read is not shown either
+    // a finding, a comment name an RRset: one the key may not read is not shown either
     findings: readable(ctx, zone, row.findings),
+    comments: readable(ctx, zone, row.comments),
   };
 }
 
@@ -52,10 +53,16 @@ export class HistoryService {
 
   /**
    * The change that left the zone at `serial`, as `list` shows it (a change set's own entry, read after it was
-   * written: ZoneChangesResult.change); undefined when the journal keeps none (a set that changed nothing)
+   * written: ZoneChangesResult.change); undefined when the journal keeps none (a set that changed nothing).
+   * `commentsOnly`: the change of comments alone at that serial (a set that changed only comments steps none).
    */
-  async changeAt(ctx: RequestContext, zone: { id: number; name: string }, serial: number): Promise<HistoryRow | undefined> {
-    const row = await ctx.db.connection((sql) => zoneChangeAt(sql, zone, serial));
+  async changeAt(
+    ctx: RequestContext,
+    zone: { id: number; name: string },
+    serial: number,
+    commentsOnly = false,
+  ): Promise<HistoryRow | undefined> {
+    const row = await ctx.db.connection((sql) => zoneChangeAt(sql, zone, serial, commentsOnly));
     return row && asSeenBy(ctx, zone.name, row);
   }
 

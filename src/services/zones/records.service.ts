@@ -10,7 +10,9 @@ import { getRecordType } from '../../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, recordsByIdentity, RecordRow } from '../../repositories/read-model';
-import type { JournalRecord } from '../../entities/change.entity';
+import type { JournalCommentChange, JournalRecord } from '../../entities/change.entity';
+import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
+import { RrsetCommentsService } from './rrset-comments.service';
 import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import type { WriteEngine, ZoneChange } from '../write-engine';
@@ -24,6 +26,8 @@ export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
   zone: string;
   rdata?: string | null;
   data?: { [member: string]: Record<string, unknown> | null | undefined } | null;
+  /** the comment of the record's RRset becomes this ('' removes it); absent or null, it stays (docs/changes.md, «Comments») */
+  comment?: string | null;
 }
 
 /**
@@ -32,11 +36,15 @@ export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
  * zone rules, the SOA serial, and the journal row for propagation.
  */
 export class RecordsService {
+  private readonly comments: RrsetCommentsService;
+
   constructor(
     private readonly settings: Settings,
     /** the write engine every change of a zone goes through (services/index.ts) */
     private readonly engine: WriteEngine,
-  ) {}
+  ) {
+    this.comments = new RrsetCommentsService(settings);
+  }
 
   list(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>, page?: PageRequest): Promise<RecordRow[]> {
     return listRecords(ctx.db, this.scoped(ctx, filter), page);
@@ -85,6 +93,7 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(ctx, zone, input);
+    const comment = this.commentOf(record, input);
     // the key's policy (docs/least-privilege.md): a zone it has no rule for is not there for it
     if (!seesZone(ctx.principal.policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
     // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
@@ -99,7 +108,7 @@ export class RecordsService {
       // load), a warning is written with it, kept in its history entry (docs/changes.md, "Checks on every plan")
       const findings = findingsOfWrite(zone, [...change.zone.sameOwner, record], [record], change.zone.strictChecks);
       change.insert(record, { toggled: await takeKeptDisabled(change, record) });
-      const [id] = await change.commit(keptFindings(findings));
+      const [id] = await change.commit({ ...keptFindings(findings), ...(await this.writeComment(change, comment)) });
       warnAbout(ctx, findings);
       return { ...record, id, domainId: change.zone.id, zone };
     });
@@ -112,6 +121,7 @@ export class RecordsService {
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
+    const comment = this.commentOf(next, input);
     const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
     return this.engine.changeZone(
       ctx.db,
@@ -135,7 +145,11 @@ export class RecordsService {
         // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
         await takeKeptDisabled(change, next);
         change.replace(current, next);
-        await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined, ...keptFindings(findings) });
+        await change.commit({
+          serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined,
+          ...keptFindings(findings),
+          ...(await this.writeComment(change, comment)),
+        });
         warnAbout(ctx, findings);
         return { ...next, id, domainId: change.zone.id, zone };
       },
@@ -155,6 +169,24 @@ export class RecordsService {
       await change.commit();
       return { id: change.zone.id, name: change.zone.name };
     });
+  }
+
+  /** the comment a record's write gives its RRset, checked before the work; undefined: none given (it stays) */
+  private commentOf(record: CanonicalRecord, input: RecordChangeInput): RrsetComments | undefined {
+    return input.comment === undefined || input.comment === null ? undefined : this.comments.ofRecord(record, input.comment);
+  }
+
+  /**
+   * A record's write that gives its RRset a comment writes it in the change's transaction, holding the zone row's
+   * lock, and answers what it changed for the change's journal row (the history); the write's policy over the
+   * record's RRset is the comment's
+   */
+  private async writeComment(change: ZoneChange, comment: RrsetComments | undefined): Promise<{ comments?: JournalCommentChange[] }> {
+    if (!comment) return {};
+    change.requireLock();
+    const changed = await this.comments.changesOf(change.connection, change.zone.id, [comment]);
+    await replaceRrsetComments(change.connection, change.zone.id, [comment]);
+    return changed.length ? { comments: changed } : {};
   }
 
   private scoped(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): RecordFilter {

@@ -2,7 +2,10 @@ import { decide, readsRecord, type KeyPolicy } from '../../auth/policy';
 import { parseOwner } from '../../dns/name';
 import { getRecordType } from '../../dns/record-types';
 import { DomainError, errorFromProblems, type ErrorDetail } from '../../errors/catalogue';
-import { commentsOfZone, RrsetComments } from '../../repositories/rrset-comments';
+import { commentsOfZone, commentText, commentTextsOf, RrsetComments, rrsetKey } from '../../repositories/rrset-comments';
+import type { Sql } from '../../db/pool';
+import type { JournalCommentChange } from '../../entities/change.entity';
+import type { Settings } from '../../config/settings';
 import type { RequestContext } from '../context';
 
 /** PowerDNS's own bounds (its SQL schemas' `comments.content` and `comments.account` columns) */
@@ -18,46 +21,103 @@ export interface RrsetCommentsInput {
   owner: string;
   type: string;
   comments: { content: string; account: string; modifiedAt?: Date }[];
+  /**
+   * A comment given as one text (GraphQL, REST, the CLI, the console, a zone file's line; `textComment`): where
+   * it was given (`field`: `comment`, `changes[3].comment`, `records[7]`; `at`: what its owner's and type's
+   * problems are named after, `changes[3]`), held to MAX_COMMENT_LENGTH; `nameReadElsewhere`: its owner and type
+   * are read with the change that carries it, which reports their problems.
+   */
+  given?: { field: string; at: string; nameReadElsewhere?: boolean; line?: number };
+}
+
+/** an RRset's comment given as one text: it becomes the RRset's one comment ('' removes it), of no account */
+export function textComment(
+  owner: string,
+  type: string,
+  text: string,
+  given: NonNullable<RrsetCommentsInput['given']>,
+): RrsetCommentsInput {
+  return { owner, type, comments: text === '' ? [] : [{ content: text, account: '' }], given };
 }
 
 /**
- * Comments on RRsets (docs/powerdns-api.md): free text beside an owner and type, as PowerDNS keeps them. They are
- * not DNS data (never served, transferred or signed, not in the history), but they are the zone's: written in a
- * change set's transaction (ZoneChangesService, all or nothing with its records), under the key's policy for the
- * RRset they describe, and read only where the key may read that RRset.
+ * Comments on RRsets (docs/changes.md, «Comments»; docs/powerdns-api.md): free text beside an owner and type, as
+ * PowerDNS keeps them (a list per RRset; every other edge gives and reads one text, `commentText`). They are not
+ * DNS data (never served, transferred or signed, and a change of comments alone steps no serial), but they are the
+ * zone's and in its history: written in a change's transaction (ZoneChangesService, RecordsService, an import:
+ * all or nothing with its records, journalled with them or, alone, in a row of their own), under the key's policy
+ * for the RRset they describe, and read only where the key may read that RRset.
  */
 export class RrsetCommentsService {
-  /** The comments a change set brings, read and checked: each set's problems named `comments[i]…`. */
+  constructor(private readonly settings: Pick<Settings, 'maxCommentLength'>) {}
+
+  /**
+   * The comments a change set brings, read and checked: each set's problems named `comments[i]…` (the PowerDNS
+   * API's), or where a comment given as one text was given. One RRset is commented once in a set (DUPLICATE_COMMENT).
+   */
   check(zone: string, input: readonly RrsetCommentsInput[]): { sets: RrsetComments[]; problems: ErrorDetail[] } {
     const problems: ErrorDetail[] = [];
     const sets: RrsetComments[] = [];
+    const seen = new Set<string>();
     const now = new Date();
     input.forEach((set, index) => {
-      const field = `comments[${index}]`;
-      const refuse = (at: string, code: string, message: string) =>
-        problems.push({ field: `${field}${at}`, code, message: `${field}${at}: ${message}` });
+      const field = set.given?.at ?? `comments[${index}]`;
+      const line = set.given?.line;
+      const refuse = (at: string, code: string, message: string, limit?: number) =>
+        problems.push({
+          field: at,
+          code,
+          message: `${line === undefined ? '' : `line ${line}: `}${at}: ${message}`,
+          ...(limit === undefined ? {} : { limit }),
+          ...(line === undefined ? {} : { line }),
+        });
+      if (set.given) {
+        const max = this.settings.maxCommentLength;
+        const long = set.comments.find((c) => c.content.length > max);
+        if (long)
+          refuse(
+            set.given.field,
+            'COMMENT_TOO_LONG',
+            `a comment holds at most ${max} characters (MAX_COMMENT_LENGTH); this one has ${long.content.length}`,
+            max,
+          );
+      }
       const owner = parseOwner(set.owner, zone, `${field}.owner`);
+      const type = getRecordType(set.type.toUpperCase());
+      if (set.given?.nameReadElsewhere && (!owner.ok || !type)) return;
       if (!owner.ok) {
         problems.push(...owner.problems);
         return;
       }
-      const type = getRecordType(set.type.toUpperCase());
-      if (!type) return void refuse('.type', 'INVALID_TYPE', `${set.type} is not a record type Zonekeeper knows`);
+      if (!type) return void refuse(`${field}.type`, 'INVALID_TYPE', `${set.type} is not a record type Zonekeeper knows`);
       if (set.comments.length > MAX_COMMENTS_PER_RRSET)
-        return void refuse('.comments', 'TOO_MANY_COMMENTS', `an RRset carries at most ${MAX_COMMENTS_PER_RRSET} comments`);
-      set.comments.forEach((comment, i) => {
-        if (comment.content.length > MAX_COMMENT_CONTENT)
-          refuse(`.comments[${i}].content`, 'COMMENT_TOO_LONG', `a comment holds at most ${MAX_COMMENT_CONTENT} characters`);
-        if (comment.account.length > MAX_COMMENT_ACCOUNT)
-          refuse(`.comments[${i}].account`, 'COMMENT_TOO_LONG', `a comment's account holds at most ${MAX_COMMENT_ACCOUNT} characters`);
-        const at = comment.modifiedAt?.getTime();
-        if (at !== undefined && !(at >= 0 && at <= MAX_COMMENT_MODIFIED_AT.getTime()))
-          refuse(
-            `.comments[${i}].modifiedAt`,
-            'COMMENT_DATE_OUT_OF_RANGE',
-            `a comment's modified_at is at most 2^31 - 1 seconds since 1970`,
-          );
-      });
+        return void refuse(`${field}.comments`, 'TOO_MANY_COMMENTS', `an RRset carries at most ${MAX_COMMENTS_PER_RRSET} comments`);
+      if (!set.given)
+        set.comments.forEach((comment, i) => {
+          if (comment.content.length > MAX_COMMENT_CONTENT)
+            refuse(`${field}.comments[${i}].content`, 'COMMENT_TOO_LONG', `a comment holds at most ${MAX_COMMENT_CONTENT} characters`);
+          if (comment.account.length > MAX_COMMENT_ACCOUNT)
+            refuse(
+              `${field}.comments[${i}].account`,
+              'COMMENT_TOO_LONG',
+              `a comment's account holds at most ${MAX_COMMENT_ACCOUNT} characters`,
+            );
+          const at = comment.modifiedAt?.getTime();
+          if (at !== undefined && !(at >= 0 && at <= MAX_COMMENT_MODIFIED_AT.getTime()))
+            refuse(
+              `${field}.comments[${i}].modifiedAt`,
+              'COMMENT_DATE_OUT_OF_RANGE',
+              `a comment's modified_at is at most 2^31 - 1 seconds since 1970`,
+            );
+        });
+      const key = `${owner.name} ${type.type}`;
+      if (seen.has(key))
+        return void refuse(
+          set.given?.field ?? field,
+          'DUPLICATE_COMMENT',
+          `the ${type.type} RRset at ${owner.name} is commented twice in one set; give its comment once`,
+        );
+      seen.add(key);
       sets.push({
         owner: owner.name,
         type: type.type,
@@ -65,6 +125,48 @@ export class RrsetCommentsService {
       });
     });
     return { sets, problems };
+  }
+
+  /**
+   * A comment given as one text for the RRset of a record read already (a record's write: its owner and type are
+   * the record's): the RRset's comments it makes, refused whole (COMMENT_TOO_LONG naming `field`) past
+   * MAX_COMMENT_LENGTH, before anything is written
+   */
+  ofRecord(record: { owner: string; type: string }, text: string, field = 'comment'): RrsetComments {
+    const max = this.settings.maxCommentLength;
+    if (text.length > max)
+      throw errorFromProblems([
+        {
+          field,
+          code: 'COMMENT_TOO_LONG',
+          message: `${field}: a comment holds at most ${max} characters (MAX_COMMENT_LENGTH); this one has ${text.length}`,
+          limit: max,
+        },
+      ]);
+    return {
+      owner: record.owner,
+      type: record.type,
+      comments: text === '' ? [] : [{ content: text, account: '', modifiedAt: new Date() }],
+    };
+  }
+
+  /**
+   * What writing `sets` changes of the zone's comments, as its journal row keeps it (the history): each RRset
+   * whose comment text (`commentText`) it changes, before and after. Read in the writing transaction, which holds
+   * the zone row's lock (no other change of the zone's comments runs meanwhile).
+   */
+  async changesOf(sql: Sql, domainId: number, sets: readonly RrsetComments[]): Promise<JournalCommentChange[]> {
+    const before = await commentTextsOf(
+      sql,
+      sets.map((set) => ({ domainId, owner: set.owner, type: set.type })),
+    );
+    const changes: JournalCommentChange[] = [];
+    for (const set of sets) {
+      const was = before.get(rrsetKey(domainId, set.owner, set.type)) ?? null;
+      const now = commentText(set.comments);
+      if (was !== now) changes.push({ owner: set.owner, type: set.type, before: was, after: now });
+    }
+    return changes;
   }
 
   /** `check`, refusing the input whole at its first problem (a zone's creation checks its comments before it writes) */
@@ -85,6 +187,14 @@ export class RrsetCommentsService {
         refused.push({ field: `comments[${index}]`, code: 'FORBIDDEN_BY_POLICY', message: `comments[${index}]: ${decision.missing}` });
     });
     if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
+  }
+
+  /**
+   * The comment text (`commentText`) of each record's RRset, by `rrsetKey`: records the caller has read (so may
+   * read their RRsets), in one statement whatever their number (`Record.comment`, REST's records).
+   */
+  textsOfRecords(ctx: RequestContext, records: readonly { domainId: number; owner: string; type: string }[]): Promise<Map<string, string>> {
+    return commentTextsOf(ctx.db, records);
   }
 
   /** a zone's comments the caller may read (the RRsets its key may read), by owner and type */

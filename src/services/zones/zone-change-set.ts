@@ -1,4 +1,4 @@
-import type { JournalRecord } from '../../entities/change.entity';
+import type { JournalCommentChange, JournalRecord } from '../../entities/change.entity';
 import type { CanonicalRecord } from '../../dns/record';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { ErrorDetail } from '../../errors/catalogue';
@@ -22,8 +22,13 @@ import type { ErrorDetail } from '../../errors/catalogue';
  * records become those (absent: they stay). A record is served or disabled, never both: a served addition of a
  * disabled record enables it, a disabled addition of a served one disables it. REMOVE by content and
  * PRUNE_RRSET take a disabled record away as well as a served one.
+ *
+ * Comments (docs/changes.md, «Comments»): `comment` on a change that names an owner and a type becomes that RRset's
+ * comment ('' removes it; absent, it stays as it is); a COMMENT change (owner, type, comment) changes the comment
+ * alone. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it.
  */
-export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET' | 'DISABLE' | 'ENABLE';
+export type ZoneChangeKind =
+  'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET' | 'DISABLE' | 'ENABLE' | 'COMMENT';
 
 /**
  * How a set's text is read. `rdataNames: 'fullyQualified'`: the content stands alone, without an origin
@@ -52,6 +57,8 @@ export interface ZoneChangeSpec {
   disabled?: boolean;
   /** REPLACE_RRSET: the RRset's disabled records become these (none: none stays); absent, they stay as they are */
   disabledRdatas?: string[];
+  /** the comment of the RRset of `owner` and `type` becomes this ('' removes it); absent or null, it stays */
+  comment?: string | null;
 }
 
 export interface ZoneChangesResult {
@@ -70,6 +77,8 @@ export interface ZoneChangesResult {
   disabledRemoved?: JournalRecord[];
   /** a dry run: the zone checks' warnings about what the set adds (a write answers them beside its result) */
   warnings?: ErrorDetail[];
+  /** the RRsets' comments the set changed (a dry run: would change), before and after; absent when none */
+  comments?: JournalCommentChange[];
 }
 
 /** a set's result and whether it changed anything (served, or kept disabled) */

@@ -9,8 +9,10 @@ import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { applyChangePlan, dryRunChangePlan, journalRecord, type WriteEngine, type ZoneChange } from '../write-engine';
 import { decide, isRestricted } from '../../auth/policy';
-import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
-import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
+import { journalCommentChange, replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
+import { RrsetCommentsService, textComment, type RrsetCommentsInput } from './rrset-comments.service';
+import type { JournalCommentChange } from '../../entities/change.entity';
+import { changeAuthor } from '../../auth/principal';
 import { disabledOfZone } from '../../repositories/disabled-records';
 import { countRecordsOfZone, guardsOfZone } from '../../repositories/protected-rrsets';
 import { parentNsOf } from '../../repositories/health';
@@ -79,17 +81,21 @@ export interface ReviewedApply {
  * per owner plus the apex's SOA and NS, so a set costs time in proportion to itself, not to the zone.
  */
 export class ZoneChangesService {
-  private readonly comments = new RrsetCommentsService();
+  private readonly comments: RrsetCommentsService;
 
   constructor(
     private readonly settings: Settings,
     /** the write engine every change of a zone goes through (services/index.ts) */
     private readonly engine: WriteEngine,
-  ) {}
+  ) {
+    this.comments = new RrsetCommentsService(settings);
+  }
 
   /**
-   * `comments`: RRsets whose comments become those given (docs/powerdns-api.md), written in the set's
-   * transaction; a set of comments alone changes no record and steps no serial.
+   * `comments`: RRsets whose comments become those given (docs/powerdns-api.md), beside those the changes give as
+   * one text (`comment`, a COMMENT change: docs/changes.md, «Comments»), written in the set's transaction and kept
+   * in its journal row; a set of comments alone changes no record and steps no serial, and its journal row is one
+   * of its own (`comment-changed`).
    */
   async apply(
     ctx: RequestContext,
@@ -115,15 +121,16 @@ export class ZoneChangesService {
     options: ZoneChangeOptions = {},
   ): Promise<ZoneChangesOutcome> {
     const zone = normaliseZoneName(input.zone);
-    const commentsGiven = input.comments ?? [];
-    if (input.changes.length === 0 && commentsGiven.length === 0)
+    const given = input.comments ?? [];
+    if (input.changes.length === 0 && given.length === 0)
       throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
-    this.checkSize(input.changes.length + commentsGiven.length);
+    this.checkSize(input.changes.length + given.length);
     // what can be decided without the zone: every record's own validity; its problems are reported with the
     // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
     // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
-    const { sets: comments, problems: commentProblems } = this.comments.check(zone, commentsGiven);
-    const invalid: ErrorDetail[] = [...commentProblems];
+    const ofChanges = commentsOfChanges(input.changes);
+    const { sets: comments, problems: commentProblems } = this.comments.check(zone, [...given, ...ofChanges.comments]);
+    const invalid: ErrorDetail[] = [...ofChanges.problems, ...commentProblems];
     const readingWarnings: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) =>
       parseZoneChange(zone, change, index, invalid, allowedTtlsOf(ctx, this.settings), options, readingWarnings),
@@ -292,17 +299,33 @@ export class ZoneChangesService {
     // a zone under review takes a dry run, and a change request's apply (staging.ts `review`)
     const review = options.dryRun ? ('plan' as const) : options.reviewed ? ('approved' as const) : undefined;
     return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching, review }, async (change) => {
-      // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing)
+      // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing),
+      // and what they change is read there (no other change of the zone's comments runs meanwhile)
+      let commentChanges: JournalCommentChange[] = [];
       if (comments.length) {
         change.requireLock();
         this.comments.requireWritable(zone, ctx.principal.policy, comments);
+        commentChanges = await this.comments.changesOf(change.connection, change.zone.id, comments);
       }
       if (options.reviewed && !options.dryRun) {
         change.requireLock();
         await options.reviewed.onZone?.(change.connection);
       }
-      const result = await this.decideRecords(ctx, zone, options, prepare, change);
-      if (comments.length && !options.dryRun) await replaceRrsetComments(change.connection, change.zone.id, comments);
+      const decided = await this.decideRecords(ctx, zone, options, prepare, change, commentChanges);
+      const result = commentChanges.length ? { ...decided, comments: commentChanges } : decided;
+      if (comments.length && !options.dryRun) {
+        await replaceRrsetComments(change.connection, change.zone.id, comments);
+        // comments alone: no serial step, and a journal row of their own (the history, the event)
+        if (change.serialAfter === undefined && commentChanges.length)
+          await journalCommentChange(change.connection, {
+            domainId: change.zone.id,
+            zone,
+            serial: change.zone.serial,
+            comments: commentChanges,
+            author: changeAuthor(ctx.principal),
+          });
+        if (commentChanges.length) result.changed = true;
+      }
       if (options.reviewed && !options.dryRun) await options.reviewed.alongside(change.connection, result);
       return result;
     });
@@ -318,6 +341,8 @@ export class ZoneChangesService {
     options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean; force?: boolean },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
     change: ZoneChange,
+    /** the RRsets' comments the set changes, kept with its journal row when it steps the serial */
+    comments: readonly JournalCommentChange[],
   ): Promise<ZoneChangesOutcome> {
     if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
       throw new DomainError(
@@ -369,7 +394,7 @@ export class ZoneChangesService {
       const { serial } = await dryRunChangePlan(change, plan, this.settings);
       return { ...outcomeOf(zoneAsRead, plan, serial), changed: false, dryRun: true };
     }
-    const { changed } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal });
+    const { changed } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal, comments });
     if (change.serialAfter === undefined)
       return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed, dryRun: false };
     ctx.warnings?.push(...plan.warnings);
@@ -418,4 +443,32 @@ export class ZoneChangesService {
     change.requireLock();
     return disabledRecordsRead(rows);
   }
+}
+
+/**
+ * The comments a set's changes give as one text (`comment`, docs/changes.md «Comments»): each the comment of the
+ * RRset its change names by owner and type (a COMMENT change gives nothing else), named `changes[i].comment`. A
+ * change that names no RRset (by id alone) cannot carry one: COMMENT_NEEDS_RRSET.
+ */
+function commentsOfChanges(changes: readonly ZoneChangeSpec[]): { comments: RrsetCommentsInput[]; problems: ErrorDetail[] } {
+  const comments: RrsetCommentsInput[] = [];
+  const problems: ErrorDetail[] = [];
+  changes.forEach((change, index) => {
+    const at = `changes[${index}]`;
+    if (change.comment === undefined || change.comment === null) return;
+    if (change.owner === undefined || change.owner === null || change.type === undefined || change.type === null) {
+      // a COMMENT change's missing owner or type is its parse's REQUIRED problem
+      if (change.kind !== 'COMMENT')
+        problems.push({
+          field: `${at}.comment`,
+          code: 'COMMENT_NEEDS_RRSET',
+          message: `${at}.comment: a comment is its RRset's; give the change's owner and type (a change by id alone names none)`,
+        });
+      return;
+    }
+    comments.push(
+      textComment(change.owner, change.type, change.comment, { field: `${at}.comment`, at, nameReadElsewhere: change.kind !== 'COMMENT' }),
+    );
+  });
+  return { comments, problems };
 }

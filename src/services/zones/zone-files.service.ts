@@ -1,11 +1,14 @@
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import type { Settings } from '../../config/settings';
-import { scopeUserId } from '../../auth/principal';
 import { decide, ownerName, readRulesOf, requireAllowed } from '../../auth/policy';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { nextSerial, serialGreaterThan } from '../../dns/serial';
 import { ownerToFqdn } from '../../dns/name';
-import { TtlPolicy, zoneFileHead, zoneFileLine } from '../../dns/zone-file';
+import { type FileComment, TtlPolicy, zoneFileHead, zoneFileLine } from '../../dns/zone-file';
+import type { Problem } from '../../dns/problem';
+import { journalCommentChange, replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
+import { RrsetCommentsService } from './rrset-comments.service';
+import { changeAuthor, scopeUserId } from '../../auth/principal';
 import { zoneFileRecords } from '../../repositories/zone-export';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
@@ -47,6 +50,11 @@ export interface ImportResult {
   dryRun: boolean;
   /** records the file held that are not stored: the signer's (RRSIG, NSEC, NSEC3, NSEC3PARAM), per type */
   dropped: { type: string; count: number }[];
+  /**
+   * the record lines whose comment the import kept as (part of) its RRset's comment (docs/changes.md, «Comments»;
+   * a change request: the comments it carries); a comment line and a comment inside parentheses are the file's notes
+   */
+  commentsKept: number;
   warnings: ImportWarning[];
   /** a dry run's diff, one record per line in master-file form (absolute owners); undefined otherwise */
   addedRecords?: string[];
@@ -61,6 +69,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 /** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
 export class ZoneFilesService {
   private readonly parser: ZoneFileParser;
+  private readonly comments: RrsetCommentsService;
 
   constructor(
     private readonly settings: Settings,
@@ -68,6 +77,7 @@ export class ZoneFilesService {
     private readonly engine: WriteEngine,
   ) {
     this.parser = new ZoneFileParser(settings.importParserHeapMb);
+    this.comments = new RrsetCommentsService(settings);
   }
 
   /** stops the parser's worker thread */
@@ -155,6 +165,24 @@ export class ZoneFilesService {
     if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
   }
 
+  /** a restricted key comments only the RRsets it may write: a refusal names each comment's line, nothing written */
+  private checkCommentPolicy(ctx: RequestContext, zone: string, comments: readonly FileComment[]): void {
+    const policy = ctx.principal.policy;
+    if (!policy?.rules) return;
+    const refused: ErrorDetail[] = [];
+    for (const comment of comments) {
+      const decision = decide(policy, { zone, owner: comment.owner, type: comment.type, access: 'write' });
+      if (!decision.allowed)
+        refused.push({
+          field: 'comments',
+          code: 'FORBIDDEN_BY_POLICY',
+          line: comment.line,
+          message: `line ${comment.line}: comments: ${decision.missing} (comments ${ownerName(zone, comment.owner)} ${comment.type})`,
+        });
+    }
+    if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
+  }
+
   /**
    * Imports a master file into an existing zone. REPLACE makes the zone exactly the file (which must be a
    * whole zone); MERGE adds the file's records that the zone lacks, and takes the file's SOA fields if it
@@ -168,15 +196,33 @@ export class ZoneFilesService {
     const request = { zone: { name: zone }, allRecords: true, ...(dryRun ? { review: 'plan' as const } : {}) };
     return this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
       const decided = await this.decide(ctx, zone, input, parsed, change);
-      const { removedRecords, wanted, warnings, dropped, serial, commit } = decided;
+      const { removedRecords, wanted, warnings, dropped, serial, commit, comments } = decided;
+      // the file's comments are written in the import's transaction, holding the zone row's lock, and what they
+      // change is kept with its journal row (or, beside no record changed, a row of their own)
+      if (comments.sets.length && !dryRun) change.requireLock();
+      const commentChanges = comments.sets.length ? await this.comments.changesOf(change.connection, change.zone.id, comments.sets) : [];
+      const writeComments = async () => {
+        if (!comments.sets.length) return;
+        await replaceRrsetComments(change.connection, change.zone.id, comments.sets);
+        if (change.serialAfter === undefined && commentChanges.length)
+          await journalCommentChange(change.connection, {
+            domainId: change.zone.id,
+            zone,
+            serial: change.zone.serial,
+            comments: commentChanges,
+            author: changeAuthor(ctx.principal),
+          });
+      };
       // staged alike for a dry run and an import: from here to the commit, one path
       for (const record of removedRecords)
         if (record.derived) change.removeDerived(record);
         else change.remove(record);
       for (const record of wanted.values()) change.insert(record, { source: decided.sourceOf(record) });
       // a file that changes nothing (the same file imported again) writes nothing: no serial step, journal row,
-      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike
+      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike.
+      // Its comments are no DNS data: new ones are written and journalled without a serial step
       if (change.changesNothing(commit)) {
+        if (!dryRun) await writeComments();
         return {
           zone,
           added: 0,
@@ -184,6 +230,7 @@ export class ZoneFilesService {
           serial: change.zone.serial,
           dryRun,
           dropped,
+          commentsKept: comments.kept,
           warnings,
           ...(dryRun ? { addedRecords: [], removedRecords: [] } : {}),
         };
@@ -195,6 +242,7 @@ export class ZoneFilesService {
         serial,
         dryRun,
         dropped,
+        commentsKept: comments.kept,
         warnings,
       };
       if (dryRun) {
@@ -211,7 +259,8 @@ export class ZoneFilesService {
           removedRecords: [line(soaBefore), ...removedRecords.map(line)],
         };
       }
-      await change.commit(commit);
+      await change.commit(commentChanges.length ? { ...commit, comments: commentChanges } : commit);
+      await writeComments();
       return { ...result, serial: change.serialAfter! };
     });
   }
@@ -232,12 +281,13 @@ export class ZoneFilesService {
     changes: ZoneChangeSpec[];
     options: ZoneChangeOptions;
     dropped: ImportResult['dropped'];
+    commentsKept: number;
     warnings: ImportWarning[];
   }> {
     const { zone, parsed } = await this.parseFile(ctx, input);
     const request = { zone: { name: zone }, allRecords: true, review: 'plan' as const };
     return this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
-      const { removedRecords, wanted, desired, desiredSoa, keptDerived, warnings, dropped } = await this.decide(
+      const { removedRecords, wanted, desired, desiredSoa, keptDerived, warnings, dropped, comments } = await this.decide(
         ctx,
         zone,
         input,
@@ -263,7 +313,10 @@ export class ZoneFilesService {
       const soa = change.zone.soa;
       if (withSerial(desiredSoa.rdata, 0) !== withSerial(soa.rdata, 0) || desiredSoa.ttl !== soa.ttl)
         changes.push({ kind: 'REPLACE_RRSET', owner: '@', type: 'SOA', ttl: desiredSoa.ttl, rdatas: [desiredSoa.rdata] });
-      return { zone, changes, options: { soa: 'fields' }, dropped, warnings };
+      // the comments the file changes, as COMMENT changes of the request (applied with it, docs/changes.md)
+      for (const changed of await this.comments.changesOf(change.connection, change.zone.id, comments.sets))
+        changes.push({ kind: 'COMMENT', owner: changed.owner, type: changed.type, comment: changed.after ?? '' });
+      return { zone, changes, options: { soa: 'fields' }, dropped, commentsKept: comments.kept, warnings };
     });
   }
 
@@ -284,7 +337,7 @@ export class ZoneFilesService {
     const parserRecords = this.parser.maxRecords;
     const quotaRecords = quota ? Math.max(quota.limit, quota.current) : Infinity;
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
-    const parsed = await this.parser.parse(zone, input.text, allowedTtlsOf(ctx, this.settings), {
+    let parsed = await this.parser.parse(zone, input.text, allowedTtlsOf(ctx, this.settings), {
       complete: input.mode === 'REPLACE',
       ttlPolicy: input.ttlPolicy,
       maxRecords: Math.min(quotaRecords, parserRecords),
@@ -296,6 +349,11 @@ export class ZoneFilesService {
         line: parsed.recordLimit.line,
         reason: `by the file alone: its record on this line is one past the quota, and the file was read no further`,
       });
+    // each RRset's comment, its lines' comments together, is held to MAX_COMMENT_LENGTH as one given through the API
+    if (parsed.ok) {
+      const tooLong = commentsTooLong(parsed.comments, this.settings.maxCommentLength);
+      if (tooLong.length) parsed = { ok: false, problems: tooLong };
+    }
     if (!parsed.ok) {
       // the top-level message names the first problem and the count; details keep every one with its line,
       // a problem repeated identically on many lines once, with them all
@@ -388,7 +446,12 @@ export class ZoneFilesService {
     // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
     const warnings = [...parsed.warnings, ...(merged?.warnings ?? []), ...checkZoneRecords(zone, desired).map(warningDetail)];
     const commit = { serialSetByCaller: fileRaisesSerial ? serial : undefined, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
-    return { desired, desiredSoa, keptDerived, removedRecords, wanted, sourceOf, warnings, dropped, serial, commit };
+    // the file's comments: those of the records it keeps (a signed zone's own keys are not taken from it), each
+    // RRset's under the key's policy for it
+    const kept = change.zone.dnssec ? parsed.comments.filter((c) => !SIGNER_OWNED_TYPES.has(c.type)) : parsed.comments;
+    this.checkCommentPolicy(ctx, zone, kept);
+    const comments = { sets: rrsetCommentsOfFile(kept), kept: kept.length };
+    return { desired, desiredSoa, keptDerived, removedRecords, wanted, sourceOf, warnings, dropped, serial, commit, comments };
   }
 }
 
@@ -514,4 +577,52 @@ function withDroppedKeys(
   const counts = new Map(dropped.map((d) => [d.type, d.count]));
   for (const r of records) if (SIGNER_OWNED_TYPES.has(r.type)) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
   return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1));
+}
+
+/**
+ * A file's comments as its RRsets' (docs/changes.md, «Comments»): each RRset's one comment, the distinct comments
+ * of its lines in the file's order, one a line (a Cloudflare export's `cf_tags=…` kept as written)
+ */
+function rrsetCommentsOfFile(comments: readonly FileComment[]): RrsetComments[] {
+  const byRrset = new Map<string, { owner: string; type: string; texts: string[] }>();
+  for (const comment of comments) {
+    const key = `${comment.owner} ${comment.type}`;
+    const rrset = byRrset.get(key) ?? { owner: comment.owner, type: comment.type, texts: [] };
+    byRrset.set(key, rrset);
+    if (!rrset.texts.includes(comment.text)) rrset.texts.push(comment.text);
+  }
+  const now = new Date();
+  return [...byRrset.values()].map(({ owner, type, texts }) => ({
+    owner,
+    type,
+    comments: [{ content: texts.join('\n'), account: '', modifiedAt: now }],
+  }));
+}
+
+/**
+ * The RRsets whose comment (`rrsetCommentsOfFile`) passes MAX_COMMENT_LENGTH: refused at the line whose comment
+ * passed it, as a file's problem (nothing is written)
+ */
+function commentsTooLong(comments: readonly FileComment[], max: number): Problem[] {
+  const length = new Map<string, { texts: Set<string>; chars: number; refused: boolean }>();
+  const problems: Problem[] = [];
+  for (const comment of comments) {
+    const key = `${comment.owner} ${comment.type}`;
+    const rrset = length.get(key) ?? { texts: new Set<string>(), chars: -1, refused: false };
+    length.set(key, rrset);
+    if (rrset.texts.has(comment.text) || rrset.refused) continue;
+    rrset.texts.add(comment.text);
+    rrset.chars += comment.text.length + 1;
+    if (rrset.chars <= max) continue;
+    rrset.refused = true;
+    const together = rrset.texts.size > 1 ? ` (with the comments of its RRset's lines before it, ${rrset.chars} characters)` : '';
+    problems.push({
+      field: 'comment',
+      code: 'COMMENT_TOO_LONG',
+      line: comment.line,
+      limit: max,
+      message: `line ${comment.line}: the comment of the ${comment.type} RRset at ${comment.owner} holds at most ${max} characters (MAX_COMMENT_LENGTH)${together}; this one has ${comment.text.length}`,
+    });
+  }
+  return problems;
 }

@@ -318,6 +318,8 @@ export type RecordDataInput = {
 };
 
 export type RecordInput = {
+  /** The comment of the record’s RRset becomes this ("" removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength), kept in the history; no DNS data. */
+  comment?: string | null | undefined;
   /** RDATA as typed fields (the member of the record’s type); or give `rdata` instead. */
   data?: RecordDataInput | null | undefined;
   /** Owner, relative to the zone ('@' = apex) or absolute inside it. */
@@ -441,6 +443,8 @@ export type ZonemdDataInput = {
 };
 
 export type ZoneChangeInput = {
+  /** The comment of the RRset the change names by owner and type becomes this ("" removes it; absent, it stays), at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength); needs owner and type (a change by id alone names no RRset: COMMENT_NEEDS_RRSET). COMMENT: the comment alone. */
+  comment?: string | null | undefined;
   /** ADD, EXTEND_RRSET: the records come disabled (kept, not served). */
   disabled?: boolean | null | undefined;
   /** REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are. */
@@ -463,6 +467,8 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** The comment of the RRset of owner and type becomes `comment` ("" removes it); its records stay. A comment is no DNS data: a set of comments alone steps no serial, and the history keeps it (COMMENTS_CHANGED). */
+  | 'COMMENT'
   /** Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled. */
   | 'DISABLE'
   /** Enable a disabled record (by owner, type and rdata): it is served again with its TTL. */

@@ -43,7 +43,12 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     bad: { method: 'get', path: '/api/record/list/999999' },
   }),
   addRecord: (f) => ({
-    good: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '192.0.2.10', ttl: 3600 } },
+    // with its RRset's comment (docs/changes.md, «Comments»): answered in the record
+    good: {
+      method: 'post',
+      path: '/api/record/add',
+      body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '192.0.2.10', ttl: 3600, comment: 'added here' },
+    },
     bad: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '300.0.0.1', ttl: 3600 } },
     accepted: {
       method: 'post',
@@ -61,7 +66,7 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: {
       method: 'put',
       path: `/api/record/edit/${f.recordId}`,
-      body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 3600 },
+      body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 3600, comment: 'edited here' },
     },
     bad: {
       method: 'put',
@@ -119,7 +124,12 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: {
       method: 'post',
       path: `/api/domain/changes/${f.zone}`,
-      body: { changes: [{ kind: 'ADD', owner: 'set', type: 'TXT', rdata: '"in a set"', ttl: 3600 }] },
+      body: {
+        changes: [
+          { kind: 'ADD', owner: 'set', type: 'TXT', rdata: '"in a set"', ttl: 3600 },
+          { kind: 'COMMENT', owner: 'set', type: 'TXT', comment: 'commented in a set' },
+        ],
+      },
     },
     bad: {
       method: 'post',
@@ -141,7 +151,11 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
       method: 'post',
       path: `/api/domain/import/${f.zone}`,
       // the MX's target is not in the zone: a zone check's warning, which has no line (null)
-      body: { text: 'imported 3600 IN TXT "from a file"\nimported 3600 IN MX 10 missing\n', mode: 'MERGE', dry_run: 'true' },
+      body: {
+        text: 'imported 3600 IN TXT "from a file" ; its comment\nimported 3600 IN MX 10 missing\n',
+        mode: 'MERGE',
+        dry_run: 'true',
+      },
     },
     bad: { method: 'post', path: `/api/domain/import/${f.zone}`, body: { text: 'broken 3600 IN A 300.0.0.1\n', mode: 'MERGE' } },
     accepted: {

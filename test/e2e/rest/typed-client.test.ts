@@ -105,7 +105,7 @@ test('a client generated from the emitted document compiles with tsc --strict an
   );
   const report = JSON.parse(stdout);
   expect(report.added).toEqual({ status: 201, id: expect.any(Number), rdata: '192.0.2.80' });
-  expect(report.edited).toEqual({ status: 200, id: report.added.id, rdata: '192.0.2.81', zone, ttl: '3600' });
+  expect(report.edited).toEqual({ status: 200, id: report.added.id, rdata: '192.0.2.81', zone, ttl: '3600', comment: 'typed by a client' });
   for (const refused of [report.refusedAdd, report.refusedEdit]) {
     expect(refused).toMatchObject({ status: 409, error: 'ZONE_UNDER_REVIEW' });
     expect(refused.message).toContain('Prefer: respond-async');
