@@ -264,6 +264,12 @@ export const WARNING_CATALOGUE = {
   SPF_MULTIPLE_RECORDS: 'a name holds more than one SPF record ("v=spf1"); SPF checks of it fail (RFC 7208 §3.2, §4.5)',
   APEX_NS_NOT_AT_PARENT:
     "the zone's apex NS set is not the one its parent lists, as the health checker last saw it; the two sides of the cut should agree (RFC 1034 §4.2.2)",
+  RRSET_IN_USE:
+    'a plan deletes or replaces an RRset the secondaries answered within ANALYTICS_IN_USE_DAYS or twice its TTL (docs/analytics.md); under strictChecks refused until forced',
+  DELEGATION_IN_USE:
+    'a plan deletes a delegation whose names are still queried (docs/analytics.md); under strictChecks refused until forced',
+  RRSET_USE_UNKNOWN:
+    "a plan deletes or replaces an RRset not seen queried, but the query analytics' coverage of the window has a gap: whether it is in use cannot be told",
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CATALOGUE;
@@ -374,6 +380,9 @@ const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
   RRSET_PROTECTED: 'RRSET_PROTECTED',
   RRSET_STEERED: 'RRSET_STEERED',
   CHANGE_NEEDS_FORCE: 'CHANGE_NEEDS_FORCE',
+  // a name still queried, on a zone with strictChecks: the caller says force (services/zones/in-use-guard.ts)
+  RRSET_IN_USE: 'CHANGE_NEEDS_FORCE',
+  DELEGATION_IN_USE: 'CHANGE_NEEDS_FORCE',
 };
 
 /**

@@ -297,20 +297,81 @@ export async function rrsetCounts(
   );
 }
 
-/** the last query of each of the RRsets (for the plan's "in use" finding) */
-export async function lastQueried(
+/** whether a collector has reported (a secondary seen, and not yet pruned): the "in use" guard reads nothing else */
+export async function analyticsReported(sql: Sql): Promise<boolean> {
+  const [row] = await sql.rows<{ reported: boolean }>(`select exists (select 1 from "query_secondaries") as "reported"`);
+  return row.reported;
+}
+
+/** what the "in use" guard read of a zone's traffic (services/zones/in-use-guard.ts) */
+export interface RrsetUse {
+  /** each RRset's last query (`owner type`), those never queried left out */
+  rrsets: Map<string, Date>;
+  /** each delegation's last query at or below its owner, those never queried left out */
+  delegations: Map<string, Date>;
+  /** whether the collectors' coverage since `since` has a gap longer than the slack (or began after it) */
+  coverageGap: boolean;
+}
+
+/**
+ * One statement for a plan's "in use" guard: the last query of the RRsets it removes from (`query_last_seen`),
+ * of the names at and below the delegations it removes, and whether every secondary expected since `since` was
+ * connected all that time, to within `slackMs` (the minute the collector has not yet written). A secondary is
+ * expected from its first frame until a day after its last, as `Domain.queries` reads it; analytics begun after
+ * `since` is a gap too (nobody was counting then).
+ */
+export async function rrsetUse(
   sql: Sql,
   zoneId: number,
-  rrsets: readonly { owner: string; type: string }[],
-): Promise<Map<string, Date>> {
-  if (!rrsets.length) return new Map();
-  const rows = await sql.rows<{ owner: string; type: string; at: Date }>(
-    `select l."owner", l."type", l."at" from "query_last_seen" l
-       join unnest($2::text[], $3::text[]) as w("owner", "type") on w."owner" = l."owner" and w."type" = l."type"
-      where l."zone_id" = $1`,
-    [zoneId, rrsets.map((r) => r.owner), rrsets.map((r) => r.type)],
+  wanted: { rrsets: readonly { owner: string; type: string }[]; delegations: readonly string[] },
+  window: { since: Date; now: Date; slackMs: number },
+): Promise<RrsetUse> {
+  const served = SERVED('m."m1"', 'm."m2"').replace(/"(resolution|bucket)"/g, 'c."$1"');
+  const rows = await sql.rows<{ kind: 'rrset' | 'cut' | 'gap'; owner: string; type: string; at: Date | null }>(
+    `with m as (select (select "through" from "query_rollups" where "resolution" = 3600) as "m1",
+                       (select "through" from "query_rollups" where "resolution" = 86400) as "m2"),
+       sets as (
+         select l."owner", l."type", l."at" from "query_last_seen" l
+           join unnest($2::text[], $3::text[]) as w("owner", "type") on w."owner" = l."owner" and w."type" = l."type"
+          where l."zone_id" = $1),
+       cuts as (
+         select d."owner", max(l."at") as "at" from unnest($4::text[]) as d("owner")
+           join "query_last_seen" l on l."zone_id" = $1
+            and (l."owner" = d."owner" or right(l."owner", length(d."owner") + 1) = '.' || d."owner")
+          group by 1),
+       expected as (
+         select "name", greatest("first_seen", $5::timestamptz) as "from", least($6::timestamptz, "last_seen" + interval '1 day') as "to"
+           from "query_secondaries" where "last_seen" + interval '1 day' > $5::timestamptz),
+       covered as (
+         select c."secondary", sum(least(c."covered_ms", c."resolution"::bigint * 1000,
+                  extract(epoch from c."bucket" + make_interval(secs => c."resolution") - $5::timestamptz) * 1000)) as "ms"
+           from "query_coverage" c, m
+          where c."bucket" + make_interval(secs => c."resolution") > $5::timestamptz and ${served}
+          group by 1),
+       gap as (
+         select coalesce((select min("first_seen") from "query_secondaries") > $5::timestamptz, true)
+             or exists (select 1 from expected e left join covered c on c."secondary" = e."name"
+                         where extract(epoch from e."to" - e."from") * 1000 - coalesce(c."ms", 0) > $7) as "gap")
+     select 'rrset' as "kind", "owner", "type", "at" from sets
+     union all select 'cut', "owner", 'NS', "at" from cuts
+     union all select 'gap', '', '', null from gap where "gap"`,
+    [
+      zoneId,
+      wanted.rrsets.map((r) => r.owner),
+      wanted.rrsets.map((r) => r.type),
+      wanted.delegations,
+      window.since,
+      window.now,
+      window.slackMs,
+    ],
   );
-  return new Map(rows.map((row) => [`${row.owner}\u0000${row.type}`, row.at]));
+  const use: RrsetUse = { rrsets: new Map(), delegations: new Map(), coverageGap: false };
+  for (const row of rows) {
+    if (row.kind === 'gap') use.coverageGap = true;
+    else if (row.kind === 'cut') use.delegations.set(row.owner, row.at!);
+    else use.rrsets.set(`${row.owner} ${row.type}`, row.at!);
+  }
+  return use;
 }
 
 export interface CoverageReadRow {

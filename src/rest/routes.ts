@@ -4,6 +4,7 @@ import { DNSSEC_ROUTES } from './dnssec-routes';
 import { DOMAIN_ROUTES } from './domains-routes';
 import { EVENT_ROUTES } from './events-routes';
 import { HEALTH_ROUTES } from './health-routes';
+import { QUERY_ANALYTICS_ROUTES } from './query-analytics-routes';
 import { RECORD_ROUTES } from './records-routes';
 import { STEERING_ROUTES } from './steering-routes';
 import type { RouteSpec } from './route-spec';
@@ -23,6 +24,7 @@ export const ROUTES: RouteSpec[] = [
   ...TSIG_KEY_ROUTES,
   ...AUDIT_ROUTES,
   ...DOMAIN_ROUTES,
+  ...QUERY_ANALYTICS_ROUTES,
   ...CHANGE_REQUEST_ROUTES,
   ...DNSSEC_ROUTES,
   ...STEERING_ROUTES,

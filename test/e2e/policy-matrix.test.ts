@@ -2350,6 +2350,12 @@ const OPS: Op[] = [
       since: new Date(Date.now() - 86_400_000).toISOString(),
     }),
   ),
+  zoneOp('GET /domain/queries/:zone', readWholeZone, (key, zone) =>
+    rest(key, 'get', `/domain/queries/${zone}`, { query: { since: new Date(Date.now() - 86_400_000).toISOString() } }),
+  ),
+  zoneOp('GET /domain/top-names/:zone', readWholeZone, (key, zone) =>
+    rest(key, 'get', `/domain/top-names/${zone}`, { query: { since: new Date(Date.now() - 86_400_000).toISOString() } }),
+  ),
   // a record's own counts: whoever reads the record
   readRecordOp('Record.queryCount', (key, id) => gql(key, `query($id: ID!) { record(id: $id) { owner queryCount lastQueried } }`, { id })),
   readRecordOp('Query.record', (key, id) => gql(key, `query($id: ID!) { record(id: $id) { owner type zone } }`, { id })),

@@ -17,6 +17,7 @@ import {
   authorLabel,
 } from '../shared';
 import { registerReviewCommands } from './change-requests';
+import { registerQueryCommands } from './query-analytics';
 
 /** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
 export function registerZoneCommands(program: Command): void {
@@ -311,6 +312,8 @@ export function registerZoneCommands(program: Command): void {
     });
   // review: a zone's change requests, and their approval, rejection and cancelling
   registerReviewCommands(program, zone);
+  // the zone's traffic as its secondaries counted it
+  registerQueryCommands(program, zone);
 }
 
 /**

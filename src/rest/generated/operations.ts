@@ -415,6 +415,12 @@ export type PolicyRuleInput = {
 /** pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error); no_secondaries (of a zone only): SECONDARIES is empty, nothing to propagate to. */
 export type PropagationState = 'error' | 'in_sync' | 'no_secondaries' | 'pending';
 
+/** What a bucket’s counts are split by. */
+export type QueryDimension = 'OWNER' | 'RCODE' | 'SECONDARY' | 'TYPE';
+
+/** A bucket’s length. Minutes are kept ANALYTICS_MINUTES_KEEP_HOURS, hours ANALYTICS_HOURS_KEEP_DAYS, days ANALYTICS_DAYS_KEEP_DAYS: a window reaching further back is answered in the longer step (QueryStats.step). */
+export type QueryStep = 'DAY' | 'HOUR' | 'MINUTE';
+
 /** RP RDATA (RFC 1183 §2.2). */
 export type RpDataInput = {
   /** mailbox with the @ written as a dot; '.' for none */
@@ -2644,6 +2650,45 @@ export type CheckHealthMutation = {
     findings: Array<{ code: HealthFindingCode; severity: FindingSeverity; server: string | null; message: string; since: string }>;
   };
 };
+
+export type DomainQueriesQueryVariables = Exact<{
+  id?: string | number | null | undefined;
+  name?: string | null | undefined;
+  since: string;
+  until?: string | null | undefined;
+  step: QueryStep;
+  by: Array<QueryDimension> | QueryDimension;
+}>;
+
+export type DomainQueriesQuery = {
+  domain: {
+    name: string;
+    queries: {
+      since: string;
+      until: string;
+      step: number;
+      buckets: Array<{
+        start: string;
+        total: number | null;
+        coverage: number;
+        missing: Array<string>;
+        droppedFrames: number;
+        counts: Array<{ rcode: string | null; type: string | null; owner: string | null; secondary: string | null; count: number }>;
+      }>;
+    };
+  };
+};
+
+export type DomainTopNamesQueryVariables = Exact<{
+  id?: string | number | null | undefined;
+  name?: string | null | undefined;
+  since: string;
+  until?: string | null | undefined;
+  rcode?: string | null | undefined;
+  first: number;
+}>;
+
+export type DomainTopNamesQuery = { domain: { topQueriedNames: Array<{ owner: string; count: number }> } };
 
 export type DomainStatusQueryVariables = Exact<{
   id?: string | number | null | undefined;
@@ -5443,6 +5488,42 @@ export const CheckHealthDocument = new TypedDocumentString(`
     since
   }
 }`) as unknown as TypedDocumentString<CheckHealthMutation, CheckHealthMutationVariables>;
+export const DomainQueriesDocument = new TypedDocumentString(`
+    query DomainQueries($id: ID, $name: String, $since: DateTimeISO!, $until: DateTimeISO, $step: QueryStep!, $by: [QueryDimension!]!) {
+  domain(id: $id, name: $name) {
+    name
+    queries(since: $since, until: $until, step: $step, by: $by) {
+      since
+      until
+      step
+      buckets {
+        start
+        total
+        coverage
+        missing
+        droppedFrames
+        counts {
+          rcode
+          type
+          owner
+          secondary
+          count
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DomainQueriesQuery, DomainQueriesQueryVariables>;
+export const DomainTopNamesDocument = new TypedDocumentString(`
+    query DomainTopNames($id: ID, $name: String, $since: DateTimeISO!, $until: DateTimeISO, $rcode: String, $first: Int!) {
+  domain(id: $id, name: $name) {
+    topQueriedNames(since: $since, until: $until, rcode: $rcode, first: $first) {
+      owner
+      count
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DomainTopNamesQuery, DomainTopNamesQueryVariables>;
 export const DomainStatusDocument = new TypedDocumentString(`
     query DomainStatus($id: ID, $name: String) {
   domain(id: $id, name: $name) {

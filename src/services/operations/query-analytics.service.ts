@@ -209,12 +209,14 @@ export class QueryAnalyticsService {
     zoneIds: readonly number[],
     input: Omit<QueryWindowInput, 'step'>,
     first: number,
-    rcode: string | undefined,
+    rcode: string | null | undefined,
     marks: ReadMarks,
   ): Promise<Map<number, { owner: string; count: number }[]>> {
     if (!Number.isInteger(first) || first < 1 || first > MAX_TOP_NAMES) throw invalid('first', `first must be from 1 to ${MAX_TOP_NAMES}`);
-    const code = rcode === undefined ? undefined : rcodeOf(rcode);
-    if (rcode !== undefined && code === undefined) throw invalid('rcode', `unknown RCODE ${rcode} (NOERROR, NXDOMAIN, … or RCODEn)`);
+    // GraphQL's explicit null is no RCODE asked, as its absence is
+    const code = rcode === undefined || rcode === null ? undefined : rcodeOf(rcode);
+    if (rcode !== undefined && rcode !== null && code === undefined)
+      throw invalid('rcode', `unknown RCODE ${rcode} (NOERROR, NXDOMAIN, … or RCODEn)`);
     const until = input.until ?? new Date();
     if (!(input.since < until)) throw invalid('since', 'since must be before until');
     const rows = await topOwners(ctx.db, zoneIds, { since: input.since, until }, first, code, marks);

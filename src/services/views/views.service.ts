@@ -18,6 +18,7 @@ import { allowedTtlsOf, type RequestContext } from '../context';
 import type { AllowedTtls } from '../../dns/ttl';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
+import { withDnstap } from './dnstap-config';
 import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
 import { applyOverlay } from '../../dns/view-overlay';
 import {
@@ -333,7 +334,7 @@ export class ViewsService {
     const view = await this.get(ctx, viewName);
     const at = parseServerAddress(primary);
     if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
-    return viewSecondaryConfig(software, {
+    const config = viewSecondaryConfig(software, {
       view: view.name,
       networks: view.networks,
       keyName: view.tsigKeyName,
@@ -342,6 +343,8 @@ export class ViewsService {
       host: at.host,
       port: at.port,
     });
+    // the secondary sends its answers to the query analytics' collector where one listens
+    return withDnstap(software, config, this.settings.analytics.dnstapListen);
   }
 
   /** a BIND `view` block for a secondary of the view */

@@ -16,6 +16,8 @@ import { changeAuthor } from '../../auth/principal';
 import { disabledOfZone } from '../../repositories/disabled-records';
 import { countRecordsOfZone, guardsOfZone } from '../../repositories/protected-rrsets';
 import { parentNsOf } from '../../repositories/health';
+import { analyticsReported, rrsetUse } from '../../repositories/query-analytics';
+import { inUseFindings, inUseWindowMs, refusesUnforced, removedRrsets } from './in-use-guard';
 import type { ChangePlan } from '../write-engine/plan';
 import {
   disabledRecordsRead,
@@ -381,7 +383,7 @@ export class ZoneChangesService {
       guards,
     });
     if ('refusal' in planned) throw planned.refusal;
-    const { plan } = planned;
+    const plan = await this.guardInUse(change, zoneAsRead, planned.plan, options.force);
     // the safety threshold, where the edge can say force: the zone's size is counted only for a plan that
     // removes enough to pass it (more than 30 % of 10 records is 4 at least)
     if (options.force === false) {
@@ -408,6 +410,42 @@ export class ZoneChangesService {
       changed,
       dryRun: false,
     };
+  }
+
+  /** whether a collector has reported, known true for good once read so, read again at most every 10 s while not */
+  private analyticsSeen: { reported: boolean; at: number } = { reported: false, at: -Infinity };
+
+  /**
+   * The "in use" guard (in-use-guard.ts, docs/analytics.md): the traffic of the RRsets the plan removes from, read
+   * in one statement, and only where some collector has reported (a write on a service without query analytics
+   * reads nothing more). Its findings are the plan's warnings (kept in the journal); on a zone with strictChecks
+   * an RRset in use refuses the plan where the edge can say force and did not (CHANGE_NEEDS_FORCE), as the
+   * safety threshold does.
+   */
+  private async guardInUse(change: ZoneChange, zone: ZoneAsRead, plan: ChangePlan, force: boolean | undefined): Promise<ChangePlan> {
+    const sets = removedRrsets(zone, plan);
+    if (!sets.length) return plan;
+    const now = Date.now();
+    if (!this.analyticsSeen.reported && now - this.analyticsSeen.at > 10_000)
+      this.analyticsSeen = { reported: await analyticsReported(change.connection), at: now };
+    if (!this.analyticsSeen.reported) return plan;
+    const { inUseDays, flushMs } = this.settings.analytics;
+    const since = new Date(now - Math.max(...sets.map((set) => inUseWindowMs(set, inUseDays))));
+    const use = await rrsetUse(
+      change.connection,
+      change.zone.id,
+      { rrsets: sets, delegations: sets.filter((set) => set.delegation && set.deleted).map((set) => set.owner) },
+      // the minute the collector has not written yet, and a flush late: no gap
+      { since, now: new Date(now), slackMs: 60_000 + 2 * flushMs },
+    );
+    const findings = inUseFindings(zone.name, sets, use, new Date(now), inUseDays);
+    if (!findings.length) return plan;
+    const refusing = findings.filter(refusesUnforced);
+    if (refusing.length && change.zone.strictChecks && force === false)
+      throw errorFromProblems(
+        refusing.map((f) => ({ ...f, message: `${f.message}; the zone has strictChecks: send it again with force` })),
+      );
+    return { ...plan, warnings: [...plan.warnings, ...findings] };
   }
 
   /**

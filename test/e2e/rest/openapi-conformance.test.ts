@@ -202,6 +202,18 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     good: { method: 'put', path: '/api/apikey/rate/1', body: { rate_per_second: 100 } },
     bad: { method: 'put', path: '/api/apikey/rate/999999', body: { rate_per_second: 100 } },
   }),
+  getDomainQueries: (f) => ({
+    good: {
+      method: 'get',
+      path: `/api/domain/queries/${f.zone}`,
+      query: { since: new Date(Date.now() - 86_400_000).toISOString(), by: 'RCODE,TYPE' },
+    },
+    bad: { method: 'get', path: `/api/domain/queries/${f.zone}`, query: { since: 'yesterday' } },
+  }),
+  getDomainTopNames: (f) => ({
+    good: { method: 'get', path: `/api/domain/top-names/${f.zone}`, query: { since: new Date(Date.now() - 86_400_000).toISOString() } },
+    bad: { method: 'get', path: `/api/domain/top-names/${f.zone}`, query: { since: new Date().toISOString(), first: '0' } },
+  }),
   getDomainStatus: (f) => ({
     good: { method: 'get', path: `/api/domain/status/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/status/missing.example' },
