@@ -64,6 +64,22 @@ export function namedOptions(dir: string, port: number): string {
 }
 
 /**
+ * A named.conf made of printed secondary configurations (`zonekeeper nameserver-set secondary-config`, `zonekeeper
+ * view secondary-config`), as an operator merges them: each prints BIND's sized limits in an `options` block, and
+ * named.conf holds one. The test's own options (namedOptions', then `ownOptions`) go into the first printed block;
+ * the other printed blocks' options (the same limits, sized for the same server) are left out.
+ */
+export function namedConfFrom(printed: string[], dir: string, port: number, ownOptions = ''): string {
+  const OPTIONS = /^options \{\n([\s\S]*?)^\};\n/m;
+  const own = `${namedOptions(dir, port).replace(/^options \{\n/, '')}\n${ownOptions}`;
+  return printed
+    .map((text, i) =>
+      i === 0 ? text.replace(OPTIONS, (_, lines: string) => `options {\n${own}\n${lines}};\n`) : text.replace(OPTIONS, ''),
+    )
+    .join('\n');
+}
+
+/**
  * Runs `named -g` on a configuration in its own folder (its log kept), once it says it is running; `stop` ends it
  * (SIGTERM, then SIGKILL) and removes the folder. Shared by the BIND secondary here and the BIND primary
  * (bind-primary.ts).
