@@ -64,6 +64,8 @@ interface Paced {
   pace: NotifyPace;
   /** in the order they were queued */
   queue: Set<Entry>;
+  /** the queued ones by zone (one per key) */
+  queuedZones: Map<string, Set<Entry>>;
   /** the next turn of the queue */
   timer?: NodeJS.Timeout;
 }
@@ -162,7 +164,7 @@ export class Notifier {
     const name = serverName(server);
     let paced = this.paced.get(name);
     if (!paced) {
-      paced = { server, pace: new NotifyPace(this.settings.notifyRatePerSecondary), queue: new Set() };
+      paced = { server, pace: new NotifyPace(this.settings.notifyRatePerSecondary), queue: new Set(), queuedZones: new Map() };
       this.paced.set(name, paced);
     }
     return paced;
@@ -180,7 +182,19 @@ export class Notifier {
     if (!paced.queue.size && paced.pace.take()) return void this.send(entry, attempt);
     entry.queued = attempt;
     paced.queue.add(entry);
+    const ofZone = paced.queuedZones.get(entry.zone);
+    if (ofZone) ofZone.add(entry);
+    else paced.queuedZones.set(entry.zone, new Set([entry]));
     this.nextTurn(paced);
+  }
+
+  /** takes a queued NOTIFY off its secondary's queue (sent, or no longer needed) */
+  private unqueue(paced: Paced, entry: Entry): void {
+    paced.queue.delete(entry);
+    const ofZone = paced.queuedZones.get(entry.zone);
+    ofZone?.delete(entry);
+    if (!ofZone?.size) paced.queuedZones.delete(entry.zone);
+    entry.queued = undefined;
   }
 
   /** sends the queued NOTIFYs of one secondary as its pace allows, in order */
@@ -190,18 +204,28 @@ export class Notifier {
       paced.timer = undefined;
       for (const entry of paced.queue) {
         if (!paced.pace.take()) break;
-        paced.queue.delete(entry);
         const attempt = entry.queued ?? 1;
-        entry.queued = undefined;
+        this.unqueue(paced, entry);
         void this.send(entry, attempt);
       }
       if (paced.queue.size) this.nextTurn(paced);
     }, paced.pace.waitMs());
   }
 
-  /** a secondary at `address` asked for `zone`: the NOTIFY of it, if any, was taken */
+  /**
+   * A secondary at `address` asked for `zone`: the NOTIFY of it, if any, was taken; one still queued for it is no
+   * longer needed, and goes. It was queued after the change it tells of had committed, so the secondary asked after
+   * that commit, and its SOA query reads that serial or a later one (RFC 1996 §4.7): it is taking the change.
+   */
   private asked(address: string, zone: string): void {
-    for (const paced of this.paced.values()) if (paced.server.host === address) paced.pace.asked(zone);
+    for (const paced of this.paced.values()) {
+      if (paced.server.host !== address) continue;
+      paced.pace.asked(zone);
+      for (const entry of paced.queuedZones.get(zone) ?? []) {
+        this.unqueue(paced, entry);
+        this.releaseWhenIdle(entry);
+      }
+    }
   }
 
   /** each secondary's pace from what it took; the paces' metrics; the idle ones forgotten */
@@ -281,8 +305,10 @@ export class Notifier {
     }
     if (!soa) return; // the zone is gone: the catalog tells the secondaries
     this.stats.sent += 1;
-    if (!this.isCatalog(entry.zone)) this.paced.get(serverName(entry.server))?.pace.sent(entry.zone);
     const result = await sendNotify(entry.server, entry.zone, soa, entry.key);
+    // what the pace waits to see asked for: a NOTIFY taken, or one not answered at all (a secondary that drowns
+    // answers nothing); one answered with an error (a zone the secondary does not hold yet) leads to no request
+    if ((result.ok || !result.answered) && !this.isCatalog(entry.zone)) this.paced.get(serverName(entry.server))?.pace.sent(entry.zone);
     if (result.ok) {
       this.stats.answered += 1;
       notifies.inc({ server: serverName(entry.server), outcome: 'answered' });

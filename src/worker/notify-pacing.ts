@@ -7,17 +7,21 @@
  * for is a zone taken. BIND passes every refresh through one limiter (`serial-query-rate`, 20 a second by default),
  * so it takes 20 a second however many it is sent; Knot takes them as fast as its background workers go.
  *
- * Once a second (`adapt`): when more NOTIFYs wait to be asked for than BACKLOG_SECONDS of the pace, the secondary
- * takes fewer than it is sent, and the pace becomes what it took (a fifth more, to find out when it takes more);
- * when it keeps up (less than KEEPING_UP_SECONDS of the pace waits) while NOTIFYs queue here, the pace rises by half. It starts at NOTIFY_RATE_PER_SECONDARY, and stays there
+ * Once a second (`adapt`), from the zones newly NOTIFYed and the zones taken (both smoothed over a few seconds; a
+ * zone NOTIFYed again before it was asked for counts once, so that re-NOTIFYs of a zone a secondary has queued do
+ * not read as NOTIFYs it dropped): when it took less than nine tenths of what it was sent and more than
+ * BACKLOG_SECONDS of the pace waits to be asked for, it is behind, and the pace becomes what it took (a fifth more,
+ * to find out when it takes more); when it took nine tenths of the pace or more while NOTIFYs queue here, the pace
+ * rises by half (the last second's take, not the smoothed one: a pace just raised is taken at once by a secondary that
+ * keeps up). So the pace never rises far above what the secondary was seen to take. It starts at NOTIFY_RATE_PER_SECONDARY, and stays there
  * while nothing it asks is seen (no primary in this process, or the secondary asks from another address than the
  * one it is NOTIFYed at). A paced NOTIFY is queued, never dropped (notifier.ts).
  */
 
 /** when more NOTIFYs than this many seconds of the pace wait to be asked for, the secondary is behind */
 const BACKLOG_SECONDS = 2;
-/** when fewer than this many seconds of the pace wait, the secondary keeps up (a quick one: its answer's time) */
-const KEEPING_UP_SECONDS = 0.5;
+/** a secondary that takes this share of the zones it is sent (or of the pace) keeps up (a few it had are never asked for) */
+const KEEPING_UP = 0.9;
 /** a NOTIFY not followed by a request within this is forgotten: the secondary had the serial, or folded it into another */
 export const AWAIT_MS = 30_000;
 /** the slowest pace: a secondary seen to take nothing still gets its NOTIFYs, a few a second */
@@ -40,8 +44,11 @@ export class NotifyPace {
   private readonly awaiting = new Map<string, number>();
   /** zones asked for after their NOTIFY since the last `adapt` */
   private taken = 0;
-  /** zones taken a second, smoothed over the last few seconds (half the weight on the last) */
+  /** zones NOTIFYed since the last `adapt` that were not waited for already */
+  private fresh = 0;
+  /** zones taken, and zones newly NOTIFYed, a second: smoothed over the last few seconds (half the weight on the last) */
   private takes = 0;
+  private sends = 0;
   private adaptedAt: number;
   /** whether this secondary was ever seen to ask for a zone it was NOTIFYed of: only then is its pace learnt */
   private seen = false;
@@ -84,7 +91,7 @@ export class NotifyPace {
   /** a NOTIFY of `zone` left for this secondary */
   sent(zone: string): void {
     const now = this.clock();
-    this.awaiting.delete(zone);
+    if (!this.awaiting.delete(zone)) this.fresh += 1;
     this.awaiting.set(zone, now);
     this.lastActive = now;
   }
@@ -113,13 +120,17 @@ export class NotifyPace {
       this.awaiting.delete(zone);
     }
     const seconds = Math.max(0.001, (now - this.adaptedAt) / 1000);
-    this.takes = (this.takes + this.taken / seconds) / 2;
-    this.taken = 0;
+    const tookLast = this.taken / seconds;
+    this.takes = (this.takes + tookLast) / 2;
+    this.sends = (this.sends + this.fresh / seconds) / 2;
+    this.taken = this.fresh = 0;
     this.adaptedAt = now;
     if (!observing || !this.seen) return;
     this.refill(now);
-    if (this.awaiting.size > this.rate * BACKLOG_SECONDS) this.rate = Math.max(MIN_RATE, Math.min(this.rate, this.takes * PROBE));
-    else if (queued > 0 && this.awaiting.size <= this.rate * KEEPING_UP_SECONDS) this.rate = Math.min(MAX_RATE, this.rate * RISE);
+    if (this.takes < this.sends * KEEPING_UP && this.awaiting.size > this.rate * BACKLOG_SECONDS)
+      this.rate = Math.min(MAX_RATE, Math.max(MIN_RATE, this.takes * PROBE));
+    // faster only for one seen to take nearly the whole pace (not one that asks for zones on its own, from its catalog)
+    else if (queued > 0 && tookLast >= this.rate * KEEPING_UP) this.rate = Math.min(MAX_RATE, this.rate * RISE);
     this.tokens = Math.min(this.tokens, this.capacity());
   }
 }
