@@ -123,33 +123,39 @@ export async function startService(settings: Settings): Promise<RunningService> 
     if (settings.roles.includes('dns') && settings.dnsListen) {
       // UPDATE (RFC 2136) goes through the services, like the API's change sets
       // each call is handed the database the message's work runs on (its failover wait capped: server.ts)
-      const primary = await startDnsRole(settings, database.db, logger, {
-        findKey: (db, name) => services.tsigKeys.findActive(db, name),
-        admitUse: (db, found, address) =>
-          services.tsigKeys.admitUse(
-            db,
-            { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() },
-            sourceAddressOf(address),
-          ),
-        keyUsed: (db, principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
-        authenticationFailed: (db, remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
-        // a transfer refused by the key's policy: summarised with the UPDATEs and HTTP requests it refuses
-        transferRefused: (db, principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
-        apply: async (db, principal, request) => {
-          // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
-          // reason (EDE) when over; and it takes its turn among the user's requests running in this process
-          // (RATE_LIMIT_CONCURRENCY), HTTP's and graphql-ws's included
-          try {
-            const decision = await services.rateLimits.take(db, principal);
-            if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
-            return await services.rateLimits.inTurn(principal, 'requests', () => services.dnsUpdates.apply({ db, principal }, request));
-          } catch (error) {
-            // a policy, rate or quota refusal goes to the audit log's summary (the others are the client's mistakes)
-            services.audit.refusals.note(db, principal, error);
-            throw error;
-          }
+      const primary = await startDnsRole(
+        settings,
+        database.db,
+        logger,
+        {
+          findKey: (db, name) => services.tsigKeys.findActive(db, name),
+          admitUse: (db, found, address) =>
+            services.tsigKeys.admitUse(
+              db,
+              { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() },
+              sourceAddressOf(address),
+            ),
+          keyUsed: (db, principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
+          authenticationFailed: (db, remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
+          // a transfer refused by the key's policy: summarised with the UPDATEs and HTTP requests it refuses
+          transferRefused: (db, principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
+          apply: async (db, principal, request) => {
+            // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
+            // reason (EDE) when over; and it takes its turn among the user's requests running in this process
+            // (RATE_LIMIT_CONCURRENCY), HTTP's and graphql-ws's included
+            try {
+              const decision = await services.rateLimits.take(db, principal);
+              if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
+              return await services.rateLimits.inTurn(principal, 'requests', () => services.dnsUpdates.apply({ db, principal }, request));
+            } catch (error) {
+              // a policy, rate or quota refusal goes to the audit log's summary (the others are the client's mistakes)
+              services.audit.refusals.note(db, principal, error);
+              throw error;
+            }
+          },
         },
-      });
+        services.secondaryRequests,
+      );
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }

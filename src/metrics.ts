@@ -103,6 +103,33 @@ export const notifies = new Counter({
 });
 
 /**
+ * Each secondary's NOTIFY pace (worker/notify-pacing.ts), set by the worker once a second: the NOTIFYs a second it is
+ * sent now, and how many wait here for their turn. A secondary's series go when its pace is forgotten.
+ */
+const notifyPace = new Gauge({
+  name: 'zonekeeper_notify_pace',
+  help: 'NOTIFYs a second a secondary is sent now: NOTIFY_RATE_PER_SECONDARY at first, then what it was seen to take',
+  labelNames: ['server'] as const,
+  registers: [metrics],
+});
+const notifyQueued = new Gauge({
+  name: 'zonekeeper_notify_queued',
+  help: 'NOTIFYs waiting for their turn at a secondary’s pace (one per zone: later changes fold into it)',
+  labelNames: ['server'] as const,
+  registers: [metrics],
+});
+export const notifyPaces = {
+  set(server: string, rate: number, queued: number): void {
+    notifyPace.set({ server }, Math.round(rate * 10) / 10);
+    notifyQueued.set({ server }, queued);
+  },
+  forget(server: string): void {
+    notifyPace.remove({ server });
+    notifyQueued.remove({ server });
+  },
+};
+
+/**
  * How far each secondary is behind, read from the status rows when /metrics is scraped (by any API process:
  * the rows are shared): zones not in sync, the largest serial difference among them, and the age of the
  * oldest change a secondary has not got yet. One series per configured secondary, whatever the number of zones.

@@ -94,6 +94,11 @@ export interface Settings {
   updateAllow: string[];
   tsigKey: TsigKey | undefined;
   /**
+   * NOTIFY_RATE_PER_SECONDARY: the NOTIFYs a second a secondary is sent before anything is known of it; the pace
+   * then follows what it takes (worker/notify-pacing.ts, docs/propagation.md «NOTIFY»)
+   */
+  notifyRatePerSecondary: number;
+  /**
    * VIEWS_UNSIGNED_TRANSFERS: what an SOA query, AXFR or IXFR of a zone with views' zones gets when it is not
    * signed with a view's key (docs/views.md): `base`, the base zone (the implicit default view); `refuse`, REFUSED
    * with an Extended DNS Error (RFC 8914), so that a secondary that lost its view's key serves nothing rather than
@@ -599,6 +604,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     transferAllow,
     updateAllow,
     tsigKey,
+    // a change to 100,000 zones leaves in 500 s even where nothing is learnt (the dns role in another process)
+    notifyRatePerSecondary: integer('NOTIFY_RATE_PER_SECONDARY', 200, 1, 100_000),
     viewsUnsignedTransfers: oneOf('VIEWS_UNSIGNED_TRANSFERS', ['base', 'refuse'] as const, 'base'),
     roles,
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

@@ -175,14 +175,17 @@ export async function querySoaSerial(server: HostPort, zone: string, timeoutMs =
 /** an SOA's fields (the record type's) with the TTL it is served at, as NOTIFY carries it (RFC 1996 §3.7) */
 export type SoaData = SOAValue & { ttl: number };
 
-/** RFC 1996 §3: NOTIFY, opcode 4, AA, the zone's SOA in the question and (as a hint, §3.7) in the answer */
+/**
+ * RFC 1996 §3: NOTIFY, opcode 4, AA, the zone's SOA in the question and (as a hint, §3.7) in the answer. A failure
+ * says whether the server answered (an error RCODE: it does not hold the zone yet, say) or not at all.
+ */
 export async function sendNotify(
   server: HostPort,
   zone: string,
   soa: SoaData,
   key: TsigKey | undefined,
   timeoutMs = 1000,
-): Promise<{ ok: true } | { ok: false; reason: string }> {
+): Promise<{ ok: true } | { ok: false; reason: string; answered: boolean }> {
   const { ttl, ...data } = soa;
   try {
     const answer = await exchange(
@@ -194,11 +197,12 @@ export async function sendNotify(
       },
       { key, timeoutMs },
     );
-    if (answer.rcode !== 0) return { ok: false, reason: `NOTIFY answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}` };
-    if (key && answer.tsig !== 'ok') return { ok: false, reason: 'NOTIFY answer has no valid TSIG' };
+    if (answer.rcode !== 0)
+      return { ok: false, reason: `NOTIFY answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}`, answered: true };
+    if (key && answer.tsig !== 'ok') return { ok: false, reason: 'NOTIFY answer has no valid TSIG', answered: true };
     return { ok: true };
   } catch (error) {
-    return { ok: false, reason: `NOTIFY: ${(error as Error).message}` };
+    return { ok: false, reason: `NOTIFY: ${(error as Error).message}`, answered: false };
   }
 }
 

@@ -57,6 +57,7 @@ import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 import { allowList, isAllowed } from './allow-list';
 import { toAnswer, ZoneTransfers } from './transfers';
 import type { UpdateDesk } from './update-desk';
+import type { SecondaryRequests } from '../services/transfers/secondary-requests';
 
 export { RCODE } from './exchange';
 export { isAllowed } from './allow-list';
@@ -185,6 +186,8 @@ export class PrimaryHandler {
     db: Database,
     private readonly log: Logger,
     private readonly updates?: UpdateDesk,
+    /** told of every SOA, IXFR and AXFR asked, by address: the notifier paces NOTIFYs by them (notify-pacing.ts) */
+    private readonly requests?: SecondaryRequests,
   ) {
     this.allow = allowList(settings.transferAllow);
     this.updateAllow = allowList(settings.updateAllow);
@@ -412,6 +415,8 @@ export class PrimaryHandler {
       });
     const qname = question.name.toLowerCase().replace(/\.$/, '');
     const qtype = typeMnemonic(question.type);
+    // a secondary's refresh (RFC 1996 §4.7: an SOA query, then a transfer): the NOTIFYs' pace follows them
+    if (qtype === 'SOA' || qtype === 'IXFR' || qtype === 'AXFR') this.requests?.note(remote, qname);
 
     try {
       await inSnapshot(db, async (client) => {
@@ -564,10 +569,16 @@ export class PrimaryHandler {
 }
 
 /** Starts the primary on settings.dnsListen (UDP and TCP on the same port; port 0 picks a free one). */
-export async function startPrimary(settings: Settings, db: Database, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
+export async function startPrimary(
+  settings: Settings,
+  db: Database,
+  log: Logger,
+  updates?: UpdateDesk,
+  requests?: SecondaryRequests,
+): Promise<PrimaryServer> {
   if (!settings.dnsListen) throw new Error('DNS_LISTEN is empty: the dns role needs an address');
   const { host } = settings.dnsListen;
-  const handler = new PrimaryHandler(settings, db, log, updates);
+  const handler = new PrimaryHandler(settings, db, log, updates, requests);
   const sockets = new Set<net.Socket>();
 
   const tcp = net.createServer((socket) => {
@@ -630,10 +641,12 @@ export async function startPrimary(settings: Settings, db: Database, log: Logger
     throw new ListenError('DNS primary (UDP)', `${host}:${port}`, error);
   });
   log.info(`DNS primary listening on ${host}:${port} (UDP and TCP)`);
+  const told = requests?.primaryStarted();
   return {
     port,
     address: host,
     async stop() {
+      told?.();
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => tcp.close(() => resolve()));
@@ -642,6 +655,12 @@ export async function startPrimary(settings: Settings, db: Database, log: Logger
 }
 
 /** The `dns` role: the primary, reading through the process's Database (its one pool). */
-export function startDnsRole(settings: Settings, db: Database, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
-  return startPrimary(settings, db, log, updates);
+export function startDnsRole(
+  settings: Settings,
+  db: Database,
+  log: Logger,
+  updates?: UpdateDesk,
+  requests?: SecondaryRequests,
+): Promise<PrimaryServer> {
+  return startPrimary(settings, db, log, updates, requests);
 }

@@ -61,8 +61,10 @@ export async function nameserverSetByName(sql: Sql, name: string, withCount = fa
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 
-export async function nameserverSetById(sql: Sql, id: number): Promise<NameserverSetRow | undefined> {
-  const rows = await sql.rows<Raw>(`select ${COLUMNS} from nameserver_sets n where n.id = $1`, [id]);
+/** one set by id; with `withCount` the number of zones in it (as nameserverSetByName) */
+export async function nameserverSetById(sql: Sql, id: number, withCount = false): Promise<NameserverSetRow | undefined> {
+  const count = withCount ? ', (select count(*) from domains d where d.nameserver_set = n.id) as zone_count' : '';
+  const rows = await sql.rows<Raw>(`select ${COLUMNS}${count} from nameserver_sets n where n.id = $1`, [id]);
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 

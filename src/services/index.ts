@@ -37,6 +37,7 @@ import { OidcSignInService } from './people/oidc-sign-in.service';
 import { DeviceSignInService } from './people/device-sign-in.service';
 import { PasskeysService } from './people/passkeys.service';
 import { RecordTemplatesService } from './zones/record-templates.service';
+import { SecondaryRequests } from './transfers/secondary-requests';
 import { NameserverSetsService } from './transfers/nameserver-sets.service';
 import { PermissionsService } from './people/permissions.service';
 import { EventsService } from './events/events.service';
@@ -54,6 +55,8 @@ export interface Services {
   keyVault: SettingsKeyVault;
   /** what DNSSEC's steps write with (the engine, the vault, the parents' NOTIFY(CDS)), the worker's duties' too */
   dnssecWriter: DnssecWriter;
+  /** what the secondaries ask this process's DNS primary for: the notifier paces NOTIFYs by it (worker/notify-pacing.ts) */
+  secondaryRequests: SecondaryRequests;
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
@@ -173,6 +176,7 @@ export function createServices(settings: Settings, db: Database): Services {
     protectedRrsets: new ProtectedRrsetsService(settings, writeEngine),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges, writeEngine),
+    secondaryRequests: new SecondaryRequests(),
     permissions: new PermissionsService(people),
     events: new EventsService(settings, keyVault),
     health: new HealthService(settings, domains),

@@ -10,6 +10,11 @@
  * The state is per zone and server, so it is kept only while it matters: an entry goes once its NOTIFY is
  * answered (or given up) and its window has closed. A worker of a provider with 100,000 zones holds entries
  * for the zones changing now, not for every zone it ever notified (bench/RESULTS-scale.md).
+ *
+ * Every NOTIFY but a catalog's leaves at its secondary's pace (notify-pacing.ts: a token bucket that follows what
+ * the secondary has been seen to take). One that must wait is queued for that secondary, in order, once per zone
+ * and key: a later request for it is folded into the one queued (whose SOA is read when it leaves), so none is
+ * lost and none is sent twice. A catalog's NOTIFY is not paced: its members must be known before theirs make sense.
  */
 import type { HostPort, Settings } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
@@ -18,7 +23,9 @@ import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import type { PropagationRepository } from '../repositories/propagation';
 import { sendNotify, serverName, SoaData } from '../dns-client/dns-client';
-import { notifies } from '../metrics';
+import { notifies, notifyPaces } from '../metrics';
+import type { SecondaryRequests } from '../services/transfers/secondary-requests';
+import { NotifyPace } from './notify-pacing';
 
 export const WINDOW_MS = 100;
 const FIRST_RETRY_MS = 250;
@@ -26,6 +33,10 @@ const MAX_RETRY_MS = 30_000;
 const MAX_ATTEMPTS = 12;
 /** at most one line a server this often about its failed NOTIFYs; the line counts those it stood for */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
+/** how often each secondary's pace is set again from what it took */
+const ADAPT_MS = 1000;
+/** a secondary's pace with nothing queued, waited for or sent for this long is forgotten (it starts again when needed) */
+const PACE_IDLE_MS = 10 * 60_000;
 
 interface Entry {
   zone: string;
@@ -43,6 +54,20 @@ interface Entry {
   inFlight: number;
   /** removes the entry once its window has closed, unless a request comes first */
   idle?: NodeJS.Timeout;
+  /** waiting in its secondary's queue for its turn (the pace), to be sent as this attempt */
+  queued?: number;
+}
+
+/** one secondary's pace and the NOTIFYs waiting for it */
+interface Paced {
+  server: HostPort;
+  pace: NotifyPace;
+  /** in the order they were queued */
+  queue: Set<Entry>;
+  /** the queued ones by zone (one per key) */
+  queuedZones: Map<string, Set<Entry>>;
+  /** the next turn of the queue */
+  timer?: NodeJS.Timeout;
 }
 
 function soaData(rdata: string, ttl: number): SoaData {
@@ -70,11 +95,22 @@ export class Notifier {
   /** per server: when its last failure was logged, and the failures since that the log has not told */
   private readonly failureLog = new Map<string, { loggedAt: number; untold: number }>();
 
+  /** each secondary's pace, by `address:port` */
+  private readonly paced = new Map<string, Paced>();
+  private readonly adapting: NodeJS.Timeout;
+  private readonly unlisten: () => void;
+
   constructor(
     private readonly settings: Settings,
     private readonly repository: PropagationRepository,
     private readonly log: Logger,
-  ) {}
+    /** what the secondaries ask this process's primary for: the paces follow it (none: the configured pace) */
+    private readonly requests?: SecondaryRequests,
+  ) {
+    this.unlisten = requests?.listen((address, zone) => this.asked(address, zone)) ?? (() => undefined);
+    this.adapting = setInterval(() => this.adapt(), ADAPT_MS);
+    this.adapting.unref();
+  }
 
   /**
    * the catalogs of the nameserver sets other than the default's (CATALOG_ZONE), kept by the worker: their
@@ -104,22 +140,119 @@ export class Notifier {
     if (entry.idle) clearTimeout(entry.idle);
     entry.idle = undefined;
     if (entry.trailing) return; // already folded into the coming NOTIFY
+    if (entry.queued !== undefined) {
+      // folded into the one queued, which is a new NOTIFY now (it was maybe a retry of an older one)
+      entry.queued = 1;
+      return;
+    }
     const wait = entry.lastSent + WINDOW_MS - Date.now();
     const e = entry;
-    if (wait <= 0) void this.send(e, 1);
+    if (wait <= 0) this.dispatch(e, 1);
     else
       e.trailing = setTimeout(() => {
         e.trailing = undefined;
-        void this.send(e, 1);
+        this.dispatch(e, 1);
       }, wait);
   }
 
+  private isCatalog(zone: string): boolean {
+    return zone === this.settings.catalogZone || this.otherCatalogs.has(zone);
+  }
+
+  /** a secondary's pace, made at NOTIFY_RATE_PER_SECONDARY when it has none */
+  private pacedOf(server: HostPort): Paced {
+    const name = serverName(server);
+    let paced = this.paced.get(name);
+    if (!paced) {
+      paced = { server, pace: new NotifyPace(this.settings.notifyRatePerSecondary), queue: new Set(), queuedZones: new Map() };
+      this.paced.set(name, paced);
+    }
+    return paced;
+  }
+
+  /** sends the NOTIFY now if its secondary's pace allows, else queues it for its turn (a catalog's is not paced) */
+  private dispatch(entry: Entry, attempt: number): void {
+    if (this.stopped) return;
+    if (this.isCatalog(entry.zone)) return void this.send(entry, attempt);
+    if (entry.queued !== undefined) {
+      entry.queued = Math.min(entry.queued, attempt);
+      return;
+    }
+    const paced = this.pacedOf(entry.server);
+    if (!paced.queue.size && paced.pace.take()) return void this.send(entry, attempt);
+    entry.queued = attempt;
+    paced.queue.add(entry);
+    const ofZone = paced.queuedZones.get(entry.zone);
+    if (ofZone) ofZone.add(entry);
+    else paced.queuedZones.set(entry.zone, new Set([entry]));
+    this.nextTurn(paced);
+  }
+
+  /** takes a queued NOTIFY off its secondary's queue (sent, or no longer needed) */
+  private unqueue(paced: Paced, entry: Entry): void {
+    paced.queue.delete(entry);
+    const ofZone = paced.queuedZones.get(entry.zone);
+    ofZone?.delete(entry);
+    if (!ofZone?.size) paced.queuedZones.delete(entry.zone);
+    entry.queued = undefined;
+  }
+
+  /** sends the queued NOTIFYs of one secondary as its pace allows, in order */
+  private nextTurn(paced: Paced): void {
+    if (paced.timer || this.stopped) return;
+    paced.timer = setTimeout(() => {
+      paced.timer = undefined;
+      for (const entry of paced.queue) {
+        if (!paced.pace.take()) break;
+        const attempt = entry.queued ?? 1;
+        this.unqueue(paced, entry);
+        void this.send(entry, attempt);
+      }
+      if (paced.queue.size) this.nextTurn(paced);
+    }, paced.pace.waitMs());
+  }
+
+  /**
+   * A secondary at `address` asked for `zone`: the NOTIFY of it, if any, was taken; one still queued for it is no
+   * longer needed, and goes. It was queued after the change it tells of had committed, so the secondary asked after
+   * that commit, and its SOA query reads that serial or a later one (RFC 1996 §4.7): it is taking the change.
+   */
+  private asked(address: string, zone: string): void {
+    for (const paced of this.paced.values()) {
+      if (paced.server.host !== address) continue;
+      paced.pace.asked(zone);
+      for (const entry of paced.queuedZones.get(zone) ?? []) {
+        this.unqueue(paced, entry);
+        this.releaseWhenIdle(entry);
+      }
+    }
+  }
+
+  /** each secondary's pace from what it took; the paces' metrics; the idle ones forgotten */
+  private adapt(): void {
+    const observing = this.requests?.observing ?? false;
+    const now = Date.now();
+    for (const [name, paced] of this.paced) {
+      paced.pace.adapt(paced.queue.size, observing);
+      if (!paced.queue.size && !paced.pace.outstanding && now - paced.pace.lastActive > PACE_IDLE_MS) {
+        this.paced.delete(name);
+        notifyPaces.forget(name);
+      } else notifyPaces.set(name, paced.pace.rate, paced.queue.size);
+    }
+  }
+
+  /** a secondary's pace (NOTIFYs a second) and how many wait for it; undefined when it has none (for tests) */
+  paceOf(server: HostPort): { rate: number; queued: number; outstanding: number } | undefined {
+    const paced = this.paced.get(serverName(server));
+    return paced && { rate: paced.pace.rate, queued: paced.queue.size, outstanding: paced.pace.outstanding };
+  }
+
   private async currentSoa(zone: string, viewId?: number): Promise<SoaData | undefined> {
-    if (viewId !== undefined && zone !== this.settings.catalogZone && !this.otherCatalogs.has(zone)) {
+    if (viewId !== undefined && !this.isCatalog(zone)) {
       const soa = await this.repository.viewZoneSoa(zone, viewId);
       return soa ? soaData(withSerial(soa.rdata, soa.serial), soa.ttl) : undefined;
     }
-    if (zone === this.settings.catalogZone || this.otherCatalogs.has(zone)) {
+    if (this.isCatalog(zone)) {
       const soa = catalogApexRecords(await this.repository.catalogSerial(zone))[0];
       return soaData(soa.rdata, soa.ttl);
     }
@@ -132,12 +265,13 @@ export class Notifier {
    * still folded into a trailing NOTIFY, so the entry must live that long).
    */
   private releaseWhenIdle(entry: Entry): void {
-    if (this.stopped || entry.trailing || entry.retry || entry.inFlight || entry.idle) return;
+    if (this.stopped || entry.trailing || entry.retry || entry.inFlight || entry.idle || entry.queued !== undefined) return;
     const key = entryKeyOf(entry.zone, entry.server, entry.key);
     entry.idle = setTimeout(
       () => {
         entry.idle = undefined;
-        if (!entry.trailing && !entry.retry && !entry.inFlight && this.entries.get(key) === entry) this.entries.delete(key);
+        if (!entry.trailing && !entry.retry && !entry.inFlight && entry.queued === undefined && this.entries.get(key) === entry)
+          this.entries.delete(key);
       },
       Math.max(0, entry.lastSent + WINDOW_MS - Date.now()),
     );
@@ -172,6 +306,9 @@ export class Notifier {
     if (!soa) return; // the zone is gone: the catalog tells the secondaries
     this.stats.sent += 1;
     const result = await sendNotify(entry.server, entry.zone, soa, entry.key);
+    // what the pace waits to see asked for: a NOTIFY taken, or one not answered at all (a secondary that drowns
+    // answers nothing); one answered with an error (a zone the secondary does not hold yet) leads to no request
+    if ((result.ok || !result.answered) && !this.isCatalog(entry.zone)) this.paced.get(serverName(entry.server))?.pace.sent(entry.zone);
     if (result.ok) {
       this.stats.answered += 1;
       notifies.inc({ server: serverName(entry.server), outcome: 'answered' });
@@ -186,7 +323,7 @@ export class Notifier {
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
     entry.retry = setTimeout(() => {
       entry.retry = undefined;
-      if (generation === entry.generation) void this.send(entry, attempt + 1);
+      if (generation === entry.generation) this.dispatch(entry, attempt + 1);
       else this.releaseWhenIdle(entry);
     }, delay);
   }
@@ -216,11 +353,18 @@ export class Notifier {
 
   stop(): void {
     this.stopped = true;
+    clearInterval(this.adapting);
+    this.unlisten();
     for (const entry of this.entries.values()) {
       if (entry.trailing) clearTimeout(entry.trailing);
       if (entry.retry) clearTimeout(entry.retry);
       if (entry.idle) clearTimeout(entry.idle);
     }
     this.entries.clear();
+    for (const [name, paced] of this.paced) {
+      if (paced.timer) clearTimeout(paced.timer);
+      notifyPaces.forget(name);
+    }
+    this.paced.clear();
   }
 }

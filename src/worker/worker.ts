@@ -41,7 +41,7 @@ import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
 /** what the worker's duties write with, made once per process with the services */
-export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests'>;
+export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests' | 'secondaryRequests'>;
 
 export class PropagationWorker {
   readonly notifier: Notifier;
@@ -75,7 +75,7 @@ export class PropagationWorker {
     const runner = new DutyRunner(log);
     this.runner = runner;
     this.repository = new PropagationRepository(db);
-    this.notifier = new Notifier(settings, this.repository, log);
+    this.notifier = new Notifier(settings, this.repository, log, services.secondaryRequests);
     this.fleet = new NameserverFleet(settings, db, this.notifier);
     const checkIn = (ms: number) => runner.wake(STATUS_CHECKS, ms);
     let deliveries: WebhookDeliveries | undefined;

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey } from '../support/fixtures';
-import { RELAY_SOCKET, withDnstap } from '../../src/services/views/dnstap-config';
-import { viewSecondaryConfig } from '../../src/services/views/view-secondary-config';
+import { RELAY_SOCKET, withDnstap } from '../../src/services/transfers/dnstap-config';
+import { secondaryConfig } from '../../src/services/transfers/secondary-config';
+import { secondarySizing } from '../../src/services/transfers/secondary-sizing';
 
 const run = promisify(execFile);
 const SOCKET = '/run/zonekeeper/dnstap.sock';
@@ -82,14 +83,14 @@ test("each secondary's configuration sends its answers to the collector's unix s
 test('a collector on TCP is reached through a relay on the secondary; the checkers take that too', async () => {
   const tcp = { host: '192.0.2.9', port: 6000 };
   for (const software of ['bind', 'knot', 'nsd'] as const) {
-    const base = viewSecondaryConfig(software, {
-      view: 'inside',
-      networks: ['10.0.0.0/8'],
-      keyName: 'dnstap-view-key',
-      keyAlgorithm: 'hmac-sha256',
+    const base = secondaryConfig(software, {
+      name: 'inside',
+      view: { networks: ['10.0.0.0/8'] },
+      key: { name: 'dnstap-view-key', algorithm: 'hmac-sha256' },
       catalog: 'catalog.zonekeeper.invalid',
       host: '192.0.2.53',
       port: 5300,
+      sizing: secondarySizing(1),
     });
     const text = withDnstap(software, base, tcp);
     expect(text).toContain(`socat UNIX-LISTEN:${RELAY_SOCKET},fork,unlink-early TCP:192.0.2.9:6000`);

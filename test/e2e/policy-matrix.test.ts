@@ -3023,6 +3023,9 @@ const OPS: Op[] = [
   adminOnlyOp('Query.nameserverSet', (key) => [
     ['the default set', 'FORBIDDEN', () => gql(key, `{ nameserverSet(name: "default") { name } }`)],
   ]),
+  adminOnlyOp('Query.nameserverSetSecondaryConfig', (key) => [
+    ['the default set', 'FORBIDDEN', () => gql(key, `{ nameserverSetSecondaryConfig(primary: "192.0.2.1:53", software: KNOT) }`)],
+  ]),
   adminOnlyOp('Mutation.createNameserverSet', (key) => [
     [
       'a new set',

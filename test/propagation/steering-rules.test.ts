@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTsigKey, createUser, createUserKey, createZone } from '../support/fixtures';
-import { namedOptions, startNamed } from '../support/bind-secondary';
+import { namedConfFrom, startNamed } from '../support/bind-secondary';
 import { octodnsSync, octodnsVenv } from '../support/octodns';
 import { Endpoint } from '../support/steering-endpoints';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -226,15 +226,7 @@ test('BIND, configured from the printed views, answers each network its rule’s
   }
   // the DE view's match-clients holds every block of the country
   expect(blocks[1]).toContain(`${steeringViews.get('EU-DE')!.networks[0]};`);
-  named = await startNamed(
-    dir,
-    `${namedOptions(dir, bindPort)}
-  notify no;
-  min-refresh-time 1;
-  min-retry-time 1;
-};
-${blocks.join('\n')}`,
-  );
+  named = await startNamed(dir, namedConfFrom(blocks, dir, bindPort, '  notify no;\n  min-refresh-time 1;\n  min-retry-time 1;'));
 
   const office = { source: OFFICE_SOURCE };
   const elsewhere = { source: ELSEWHERE_SOURCE };

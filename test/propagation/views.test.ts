@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
-import { namedOptions, startNamed } from '../support/bind-secondary';
+import { namedConfFrom, startNamed } from '../support/bind-secondary';
 import { waitFor } from '../support/wait-for';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
@@ -142,12 +142,7 @@ beforeAll(async () => {
       printed.out.replace(`<the key's secret, as given when it was made>`, key.secret).replace(/file "catalog-/, `file "${dir}/catalog-`),
     );
   }
-  const config = `${namedOptions(dir, bindPort)}
-  notify no;
-  min-refresh-time 1;
-  min-retry-time 1;
-};
-${blocks.join('\n')}`;
+  const config = namedConfFrom(blocks, dir, bindPort, '  notify no;\n  min-refresh-time 1;\n  min-retry-time 1;');
   writeFileSync(path.join(dir, 'views.conf'), config);
   named = await startNamed(dir, config);
 }, 90_000);

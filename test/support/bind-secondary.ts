@@ -55,18 +55,34 @@ ${zones}
 
 /**
  * The start of a test named's `options` block, left open for the caller's own lines: its files in `dir`,
- * loopback on `port` only, authoritative only (no recursion, no validation).
+ * loopback on `port` only (at `address`, 127.0.0.1 unless given), authoritative only (no recursion, no validation).
  */
-export function namedOptions(dir: string, port: number): string {
+export function namedOptions(dir: string, port: number, address = '127.0.0.1'): string {
   return `options {
   directory "${dir}";
   pid-file "${dir}/named.pid";
   session-keyfile "${dir}/session.key";
   managed-keys-directory "${dir}";
-  listen-on port ${port} { 127.0.0.1; };
+  listen-on port ${port} { ${address}; };
   listen-on-v6 { none; };
   recursion no;
   dnssec-validation no;`;
+}
+
+/**
+ * A named.conf made of printed secondary configurations (`zonekeeper nameserver-set secondary-config`, `zonekeeper
+ * view secondary-config`), as an operator merges them: each prints BIND's sized limits in an `options` block, and
+ * named.conf holds one. The test's own options (namedOptions', then `ownOptions`) go into the first printed block;
+ * the other printed blocks' options (the same limits, sized for the same server) are left out.
+ */
+export function namedConfFrom(printed: string[], dir: string, port: number, ownOptions = '', address = '127.0.0.1'): string {
+  const OPTIONS = /^options \{\n([\s\S]*?)^\};\n/m;
+  const own = `${namedOptions(dir, port, address).replace(/^options \{\n/, '')}\n${ownOptions}`;
+  return printed
+    .map((text, i) =>
+      i === 0 ? text.replace(OPTIONS, (_, lines: string) => `options {\n${own}\n${lines}};\n`) : text.replace(OPTIONS, ''),
+    )
+    .join('\n');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { gql, print } from '../shared';
 
 /** `zonekeeper nameserver-set`: nameserver sets */
@@ -46,6 +46,25 @@ export function registerNameserverSetCommands(program: Command): void {
     .action(async (name: string) => {
       await gql(`mutation($n: String!) { deleteNameserverSet(name: $n) }`, { n: name });
       print(program, { name, deleted: true });
+    });
+  nsSet
+    .command('secondary-config <name> <primary>')
+    .description(
+      "print a secondary's configuration for the set (`default`: the settings'): the primary as ADDRESS[:PORT] the secondary reaches, the set's catalog, limits sized for its zones",
+    )
+    .addOption(new Option('--software <name>', 'the secondary').choices(['bind', 'knot', 'nsd', 'powerdns']).default('bind'))
+    .action(async (name: string, primary: string, options: { software: string }) => {
+      const text = (
+        await gql(
+          `query($n: String!, $p: String!, $s: SecondarySoftware!) { nameserverSetSecondaryConfig(name: $n, primary: $p, software: $s) }`,
+          {
+            n: name,
+            p: primary,
+            s: options.software.toUpperCase(),
+          },
+        )
+      ).nameserverSetSecondaryConfig as string;
+      process.stdout.write(text);
     });
   nsSet
     .command('move <zone> <name>')

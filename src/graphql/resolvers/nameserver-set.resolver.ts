@@ -2,6 +2,7 @@ import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-g
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
 import { NameserverSetInput, NameserverSetType, NameserverSetUpdateInput } from '../types/nameserver-set.type';
+import { SecondarySoftwareEnum } from '../types/view.type';
 
 /**
  * Nameserver sets (docs/transfers.md, «Nameserver sets»): the admin manages them and moves zones between
@@ -17,6 +18,19 @@ export class NameserverSetResolver {
   @Query(() => NameserverSetType, { description: 'One nameserver set by name (the admin).' })
   nameserverSet(@Arg('name') name: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.nameserverSets.get(ctx, name);
+  }
+
+  @Query(() => String, {
+    description:
+      'The configuration of a secondary of a nameserver set (the admin), for BIND, Knot DNS, NSD or PowerDNS: the set’s catalog zone from this primary, TSIG_KEY’s name (its secret a placeholder), and the limits sized for the set’s zones, each with its reason (docs/scale.md).',
+  })
+  nameserverSetSecondaryConfig(
+    @Arg('primary', { description: 'The primary as the secondary reaches it: address, or address:port.' }) primary: string,
+    @Arg('name', { defaultValue: 'default', description: 'The nameserver set (default: `default`).' }) name: string,
+    @Arg('software', () => SecondarySoftwareEnum, { defaultValue: SecondarySoftwareEnum.BIND }) software: SecondarySoftwareEnum,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.nameserverSets.secondaryConfig(ctx, name, primary, software);
   }
 
   @Mutation(() => NameserverSetType, { description: 'Creates a nameserver set (the admin): its secondaries, NS names and catalog zone.' })

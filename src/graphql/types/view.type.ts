@@ -32,7 +32,7 @@ export enum SecondarySoftwareEnum {
 registerEnumType(SecondarySoftwareEnum, {
   name: 'SecondarySoftware',
   description:
-    'A standard secondary whose configuration for a view is printed (docs/views.md): BIND holds every view in one server; Knot DNS, NSD and PowerDNS run one instance per view.',
+    'A standard secondary whose configuration is printed, for a view (docs/views.md: BIND holds every view in one server; Knot DNS, NSD and PowerDNS run one instance per view) or a nameserver set (docs/scale.md).',
 });
 
 @ObjectType('View', {

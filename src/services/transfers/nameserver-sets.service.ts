@@ -1,7 +1,7 @@
 import { ownersToCheck } from '../../dns/zone-checks';
 import net from 'node:net';
 import { requireAdmin } from '../../auth/principal';
-import { hostPortName, isHostName, parseHostPort, Settings } from '../../config/settings';
+import { hostPortName, isHostName, parseHostPort, parseServerAddress, Settings } from '../../config/settings';
 import { DomainError } from '../../errors/catalogue';
 import {
   DEFAULT_SET_ID,
@@ -21,6 +21,9 @@ import type { DomainsService } from '../zones/domains.service';
 import type { ZoneChangesService } from '../zones/zone-changes.service';
 import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from '../zones/nameserver-set-view';
 import type { WriteEngine } from '../write-engine';
+import { SECONDARY_SOFTWARE, SecondarySoftware, secondaryConfig } from './secondary-config';
+import { secondarySizing } from './secondary-sizing';
+import { withDnstap } from './dnstap-config';
 
 /** more would be a fleet for its own install; RFC 1996 NOTIFYs go to each, per change */
 const MAX_SET_SECONDARIES = 50;
@@ -58,6 +61,31 @@ export class NameserverSetsService {
   async get(ctx: RequestContext, name: string): Promise<NameserverSetView> {
     requireAdmin(ctx.principal);
     return this.byName(ctx, name);
+  }
+
+  /**
+   * The configuration of a secondary of the set for `software` (docs/scale.md, «Every secondary in step»): the
+   * set's catalog from the primary as the secondary reaches it (`primary`: address or address:port), TSIG_KEY's
+   * name when it is set (its secret is the operator's, never printed), and the limits sized for the set's zones,
+   * each with its reason (secondary-sizing.ts).
+   */
+  async secondaryConfig(ctx: RequestContext, name: string, primary: string, software: SecondarySoftware = 'bind'): Promise<string> {
+    if (!SECONDARY_SOFTWARE.includes(software))
+      throw DomainError.invalid('software', `software: one of ${SECONDARY_SOFTWARE.join(', ')} (got ${JSON.stringify(software)})`);
+    const set = await this.get(ctx, name);
+    const at = parseServerAddress(primary);
+    if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
+    const key = this.settings.tsigKey;
+    const config = secondaryConfig(software, {
+      name: set.name,
+      key: key ? { name: key.name, algorithm: key.algorithm } : undefined,
+      catalog: set.catalogZone.replace(/\.$/, ''),
+      host: at.host,
+      port: at.port,
+      sizing: secondarySizing(set.zoneCount),
+    });
+    // the secondary sends its answers to the query analytics' collector where one listens
+    return withDnstap(software, config, this.settings.analytics.dnstapListen);
   }
 
   /** the set a zone is in (whoever may read the zone) */

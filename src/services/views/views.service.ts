@@ -18,9 +18,11 @@ import { allowedTtlsOf, type RequestContext } from '../context';
 import type { AllowedTtls } from '../../dns/ttl';
 import { inTransaction } from '../db-errors';
 import type { WriteEngine } from '../write-engine';
-import { withDnstap } from './dnstap-config';
-import { SECONDARY_SOFTWARE, SecondarySoftware, viewSecondaryConfig } from './view-secondary-config';
+import { withDnstap } from '../transfers/dnstap-config';
 import { applyOverlay } from '../../dns/view-overlay';
+import { DEFAULT_SET_ID, nameserverSetById } from '../../repositories/nameserver-sets';
+import { SECONDARY_SOFTWARE, SecondarySoftware, secondaryConfig } from '../transfers/secondary-config';
+import { secondarySizing } from '../transfers/secondary-sizing';
 import {
   baseRecordsAt,
   deleteView,
@@ -324,9 +326,10 @@ export class ViewsService {
 
   /**
    * The configuration of a secondary of the view for `software` (docs/views.md, «Configuring BIND», «Knot DNS,
-   * NSD and PowerDNS»): the view's key, the primary reached with it, the view's catalog zone. BIND holds every view
-   * in one server; Knot, NSD and PowerDNS run one instance per view. The key's secret is not printed: it was shown
-   * once, when the key was made.
+   * NSD and PowerDNS»): the view's key, the primary reached with it, the view's catalog zone, the limits sized for
+   * the zones it holds (the default set's, whose catalog the view serves: BIND holds them once per view, the others
+   * once per instance). BIND holds every view in one server; Knot, NSD and PowerDNS run one instance per view. The
+   * key's secret is not printed: it was shown once, when the key was made.
    */
   async secondaryConfig(ctx: RequestContext, viewName: string, primary: string, software: SecondarySoftware = 'bind'): Promise<string> {
     if (!SECONDARY_SOFTWARE.includes(software))
@@ -334,14 +337,16 @@ export class ViewsService {
     const view = await this.get(ctx, viewName);
     const at = parseServerAddress(primary);
     if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
-    const config = viewSecondaryConfig(software, {
-      view: view.name,
-      networks: view.networks,
-      keyName: view.tsigKeyName,
-      keyAlgorithm: view.tsigKeyAlgorithm,
+    const zones = (await nameserverSetById(ctx.db, DEFAULT_SET_ID, true))?.zoneCount ?? 0;
+    const views = software === 'bind' ? (await listViews(ctx.db)).length : 1;
+    const config = secondaryConfig(software, {
+      name: view.name,
+      view: { networks: view.networks },
+      key: { name: view.tsigKeyName, algorithm: view.tsigKeyAlgorithm },
       catalog: this.settings.catalogZone,
       host: at.host,
       port: at.port,
+      sizing: secondarySizing(zones * views),
     });
     // the secondary sends its answers to the query analytics' collector where one listens
     return withDnstap(software, config, this.settings.analytics.dnstapListen);

@@ -1,5 +1,5 @@
 import type { AnalyticsSettings } from '../../config/analytics-settings';
-import type { SecondarySoftware } from './view-secondary-config';
+import type { SecondarySoftware } from './secondary-config';
 
 /**
  * The lines that make a secondary send its answers as dnstap to the query analytics' collector
