@@ -24,14 +24,20 @@ export function withDnstap(software: SecondarySoftware, config: string, listen: 
 `;
   const header = `# query analytics (docs/analytics.md): the answers sent as dnstap to Zonekeeper's collector\n${relay}`;
   switch (software) {
-    case 'bind':
-      // dnstap-output and dnstap-identity are options only (BIND takes one options block: merge it into yours)
-      return `${config}${header}options {
-  dnstap { auth response; };
+    case 'bind': {
+      // dnstap-output and dnstap-identity are options only, and named.conf takes one options block: into the
+      // printed one where there is one, else a block to merge into the operator's
+      const lines = `  dnstap { auth response; };
   dnstap-output unix "${socket}";
   dnstap-identity hostname;
-};
 `;
+      const indented = `${header.trimEnd().replace(/^/gm, '  ')}\n`;
+      const opening = /^options \{\n/m;
+      if (opening.test(config)) return config.replace(opening, (found) => `${found}${indented}${lines}`);
+      return `${config}${header}options {
+${lines}};
+`;
+    }
     case 'knot': {
       // a module is defined before the template that names it, and a global module is set on the default
       // template alone (knotc: "invalid module reference", "global module in non-default template")
