@@ -198,8 +198,10 @@ beforeAll(async () => {
     domainsConnection: data.domain.user.domainsConnection.pageInfo,
   };
   for (const [field, pageInfo] of Object.entries(own)) {
-    VALUES[`${field}.after`] = [pageInfo.endCursor, null];
-    VALUES[`${field}.before`] = [pageInfo.startCursor, null];
+    // a list's own cursor is bound to the filters it was read with (none here): drawn beside other filters it is
+    // refused, so it is drawn less often than none, for a corpus that still answers most of its questions
+    VALUES[`${field}.after`] = [pageInfo.endCursor, null, null];
+    VALUES[`${field}.before`] = [pageInfo.startCursor, null, null];
     const others = Object.entries(own).filter(([other]) => other !== field);
     FAULTS[`${field}.after`] = [...FAULTS.after, ...others.map(([, info]) => info.endCursor)];
     FAULTS[`${field}.before`] = [...FAULTS.before, ...others.map(([, info]) => info.startCursor)];
@@ -258,7 +260,7 @@ function generate(random: () => number): Generated {
       // both type filters, naming different types, are a fault too, as are both page sizes
       const other = { type: 'recordType:', recordType: 'type:', first: 'last:', last: 'first:' }[arg.name];
       if (other && written.some((w) => w.startsWith(other))) {
-        if (faulty || chance(0.7)) continue;
+        if (faulty || chance(0.9)) continue;
         faulty = true;
       }
       const drawn = argumentValue(field.name, arg);
