@@ -265,7 +265,17 @@ async function addVotes(sql: Sql, checkId: number): Promise<void> {
 }
 
 /** a changed target starts again from unknown: what was learned of the old one says nothing of the new */
+/**
+ * A check's votes locked before the check itself: a prober saves its votes and then locks the checks they decide
+ * (steering-vantages.ts, lockChecks), so a write of the check that took the check first and its votes after would
+ * deadlock with it
+ */
+async function lockVotesOfCheck(sql: Sql, id: number): Promise<void> {
+  await sql.rows(`select 1 from steering_votes where check_id = $1 order by vantage for update`, [id]);
+}
+
 export async function updateCheck(sql: Sql, id: number, check: CheckDefinition, externalLease: number): Promise<void> {
+  await lockVotesOfCheck(sql, id);
   await sql.affected(
     `update steering_checks set name = $2, protocol = $3, address = $4, port = $5, host = $6, path = $7, status_min = $8,
        status_max = $9, body_contains = $10, verify_tls = $11, interval_seconds = $12,
@@ -285,6 +295,8 @@ export async function updateCheck(sql: Sql, id: number, check: CheckDefinition, 
 }
 
 export async function deleteCheck(sql: Sql, id: number): Promise<void> {
+  // the votes go with the check (on delete cascade): locked first, as a prober takes them
+  await lockVotesOfCheck(sql, id);
   await sql.affected(`delete from steering_checks where id = $1`, [id]);
 }
 
