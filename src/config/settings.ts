@@ -93,10 +93,7 @@ export interface Settings {
   /** addresses / CIDRs a DNS UPDATE (RFC 2136) may come from; it must also be signed with a user's TSIG key */
   updateAllow: string[];
   tsigKey: TsigKey | undefined;
-  /**
-   * NOTIFY_RATE_PER_SECONDARY: the NOTIFYs a second a secondary is sent before anything is known of it; the pace
-   * then follows what it takes (worker/notify-pacing.ts, docs/propagation.md «NOTIFY»)
-   */
+  /** NOTIFY_RATE_PER_SECONDARY: NOTIFYs a second to a secondary until its pace is learnt (worker/notify-pacing.ts) */
   notifyRatePerSecondary: number;
   /**
    * VIEWS_UNSIGNED_TRANSFERS: what an SOA query, AXFR or IXFR of a zone with views' zones gets when it is not

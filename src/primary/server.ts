@@ -416,7 +416,8 @@ export class PrimaryHandler {
     const qname = question.name.toLowerCase().replace(/\.$/, '');
     const qtype = typeMnemonic(question.type);
     // a secondary's refresh (RFC 1996 §4.7: an SOA query, then a transfer): the NOTIFYs' pace follows them
-    if (qtype === 'SOA' || qtype === 'IXFR' || qtype === 'AXFR') this.requests?.note(remote, qname);
+    if (qtype === 'SOA' || qtype === 'IXFR' || qtype === 'AXFR')
+      this.requests?.note(remote, qname, tsig.verified ? tsig.keyName : undefined);
 
     try {
       await inSnapshot(db, async (client) => {

@@ -84,6 +84,11 @@ function soaData(rdata: string, ttl: number): SoaData {
   };
 }
 
+/** a key's name as a request names it (lower case, no final dot) */
+const keyNameOf = (key: TsigKey | undefined) => key?.name.toLowerCase().replace(/\.$/, '');
+/** what a pace waits to see asked for: a zone, under the key its NOTIFY was signed with (a view's copy of it) */
+const pacedName = (zone: string, keyName: string | undefined) => (keyName ? `${zone}|${keyName}` : zone);
+
 /** one entry per zone, server and key: a customer's server may also be one of the fleet's, with another key */
 const entryKeyOf = (zone: string, server: HostPort, key: TsigKey | undefined) => `${zone}|${serverName(server)}|${key?.name ?? ''}`;
 
@@ -107,7 +112,7 @@ export class Notifier {
     /** what the secondaries ask this process's primary for: the paces follow it (none: the configured pace) */
     private readonly requests?: SecondaryRequests,
   ) {
-    this.unlisten = requests?.listen((address, zone) => this.asked(address, zone)) ?? (() => undefined);
+    this.unlisten = requests?.listen((address, zone, keyName) => this.asked(address, zone, keyName)) ?? (() => undefined);
     this.adapting = setInterval(() => this.adapt(), ADAPT_MS);
     this.adapting.unref();
   }
@@ -217,14 +222,16 @@ export class Notifier {
    * longer needed, and goes. It was queued after the change it tells of had committed, so the secondary asked after
    * that commit, and its SOA query reads that serial or a later one (RFC 1996 §4.7): it is taking the change.
    */
-  private asked(address: string, zone: string): void {
+  private asked(address: string, zone: string, keyName: string | undefined): void {
     for (const paced of this.paced.values()) {
       if (paced.server.host !== address) continue;
-      paced.pace.asked(zone);
-      for (const entry of paced.queuedZones.get(zone) ?? []) {
-        this.unqueue(paced, entry);
-        this.releaseWhenIdle(entry);
-      }
+      paced.pace.asked(pacedName(zone, keyName));
+      // the copy asked for is the one of that key: a BIND's other views hold theirs apart
+      for (const entry of paced.queuedZones.get(zone) ?? [])
+        if (keyNameOf(entry.key) === keyName) {
+          this.unqueue(paced, entry);
+          this.releaseWhenIdle(entry);
+        }
     }
   }
 
@@ -308,7 +315,8 @@ export class Notifier {
     const result = await sendNotify(entry.server, entry.zone, soa, entry.key);
     // what the pace waits to see asked for: a NOTIFY taken, or one not answered at all (a secondary that drowns
     // answers nothing); one answered with an error (a zone the secondary does not hold yet) leads to no request
-    if ((result.ok || !result.answered) && !this.isCatalog(entry.zone)) this.paced.get(serverName(entry.server))?.pace.sent(entry.zone);
+    if ((result.ok || !result.answered) && !this.isCatalog(entry.zone))
+      this.paced.get(serverName(entry.server))?.pace.sent(pacedName(entry.zone, keyNameOf(entry.key)));
     if (result.ok) {
       this.stats.answered += 1;
       notifies.inc({ server: serverName(entry.server), outcome: 'answered' });

@@ -238,6 +238,14 @@ test('the other half made in bulk while they run: the catalog moves by IXFR, eac
   const after = catalogTransfers().slice(before);
   expect(after.length).toBeGreaterThan(0);
   expect(after.filter((line) => line.includes('AXFR, incoming'))).toEqual([]);
+  // how long a zone's transfer took, as each secondary logs it (secondary-sizing.ts sizes for about 50 ms)
+  const seconds = (pattern: RegExp, log: string) => {
+    const all = [...log.matchAll(pattern)].map((m) => Number(m[1])).sort((a, b) => a - b);
+    return all.length ? `median ${all[Math.floor(all.length / 2)]} s, p90 ${all[Math.floor(all.length * 0.9)]} s of ${all.length}` : 'none';
+  };
+  at(
+    `transfers: BIND ${seconds(/Transfer completed: .*, ([\d.]+) secs/g, bind!.log())}; Knot ${seconds(/XFR, incoming, .*finished, ([\d.]+) seconds/g, knot!.log())}`,
+  );
   // the paces, as /metrics gives them: each secondary's, learnt from what it took
   const metrics = (await app.http.get('/metrics')).text;
   for (const server of [`${KNOT_ADDRESS}:${knotPort}`, `127.0.0.1:${bindPort}`]) {

@@ -7,7 +7,11 @@
  * sees only the requests that reach this process's primary. Where the `dns` role runs in another process,
  * `observing` stays false and the notifier keeps its configured pace (NOTIFY_RATE_PER_SECONDARY).
  */
-export type SecondaryRequestListener = (address: string, zone: string) => void;
+/**
+ * `keyName`: the TSIG key the request was signed with (none: unsigned). One server may hold a zone under several
+ * keys (BIND's views: one per key), each its own copy to refresh.
+ */
+export type SecondaryRequestListener = (address: string, zone: string, keyName: string | undefined) => void;
 
 /** an IPv4 address as a dual-stack socket names it (`::ffff:192.0.2.1`) is the IPv4 address a setting names */
 export const plainAddress = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1').toLowerCase();
@@ -32,12 +36,13 @@ export class SecondaryRequests {
     };
   }
 
-  /** a secondary at `address` asked for the SOA, an IXFR or an AXFR of `zone` (no final dot) */
-  note(address: string, zone: string): void {
+  /** a secondary at `address` asked for the SOA, an IXFR or an AXFR of `zone` (no final dot), signed with `keyName` */
+  note(address: string, zone: string, keyName?: string): void {
     if (!this.listeners.size) return;
     const from = plainAddress(address);
     const name = zone.toLowerCase();
-    for (const listener of this.listeners) listener(from, name);
+    const key = keyName?.toLowerCase().replace(/\.$/, '');
+    for (const listener of this.listeners) listener(from, name, key);
   }
 
   /** hears every request noted from now on; the function returned stops it */
