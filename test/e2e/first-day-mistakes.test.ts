@@ -237,7 +237,7 @@ test('REST: a negative TTL is out of range, and `type` sent for `rtype` is named
     {
       field: 'type',
       code: 'UNKNOWN_FIELD',
-      message: 'type is not a field of this request: this request calls it rtype (expected: zone, owner, rtype, rdata, ttl)',
+      message: 'type is not a field of this request: this request calls it rtype (expected: zone, owner, rtype, rdata, ttl, comment)',
     },
     { field: 'rtype', code: 'REQUIRED', message: 'rtype is required (the body has type)' },
   ]);

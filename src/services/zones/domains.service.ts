@@ -8,7 +8,17 @@ import { normaliseZoneName } from '../../dns/zone-name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../../dns/serial';
 import { DEFAULT_RECORD_TTL } from '../../dns/ttl';
 import { DomainError, ERROR_CATALOGUE, errorFromProblems, type ErrorDetail } from '../../errors/catalogue';
-import { existingZoneNames, findZoneRow, insertZone, insertZones, lastSerialsOfNames, setZoneApiLabels, ZoneApiLabels, zoneApiLabels, zoneRecords } from '../../repositories/zone-rows';
+import {
+  existingZoneNames,
+  findZoneRow,
+  insertZone,
+  insertZones,
+  lastSerialsOfNames,
+  setZoneApiLabels,
+  ZoneApiLabels,
+  zoneApiLabels,
+  zoneRecords,
+} from '../../repositories/zone-rows';
 import { withSerial } from '../../dns/zone-rules';
 import { userLimits } from '../../repositories/accounts';
 import { lockZoneNames, zoneOfAnotherUserNests, zonesOfAnotherUserNest } from '../../repositories/zone-names';
