@@ -97,7 +97,7 @@ export interface LockRequest {
    * the records at these owners and these records by id, in sameOwner (a change set: the zone rules are per
    * owner plus the apex's SOA and NS, so what a set touches and the apex is all they need)
    */
-  touching?: { owners: string[]; recordIds: number[] };
+  touching?: { owners: string[]; recordIds: number[]; ownersOfIds?: boolean };
 }
 
 const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl, 'derived', r.derived_from is not null)`;
@@ -147,12 +147,21 @@ const PROBED_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl, r.de
  * the bimodal latency of bench/RESULTS-powerdns-api.md (bench/FINDINGS.md, «The PowerDNS API: the 1,000-rrset
  * stall»). A record found both by owner and by id is one row (`union`).
  */
-function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[] }): string {
+function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[]; ownersOfIds?: boolean }): string {
+  const ids = p.add(touching.recordIds);
+  // `ownersOfIds`: the whole owner of each record named by id (a person's edit or deletion of one record: what is
+  // left of its RRset tells whether the RRset goes, as the "in use" guard asks)
+  const ownersOfIds = touching.ownersOfIds
+    ? `union
+        select t.* from (select distinct x.owner from records x where x.domain_id = d.id and x.id = any(${ids}::bigint[])) as o
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.owner = o.owner offset 0) t`
+    : '';
   return `(select t.* from unnest(${p.add(touching.owners)}::text[]) as o(owner)
           cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.owner = o.owner offset 0) t
         union
-        select t.* from unnest(${p.add(touching.recordIds)}::bigint[]) as k(id)
-          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.id = k.id offset 0) t) as r`;
+        select t.* from unnest(${ids}::bigint[]) as k(id)
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.id = k.id offset 0) t
+        ${ownersOfIds}) as r`;
 }
 
 /**

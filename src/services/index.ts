@@ -146,7 +146,7 @@ export function createServices(settings: Settings, db: Database): Services {
     dnssecWriter,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
-    records: new RecordsService(settings, writeEngine),
+    records: new RecordsService(settings, zoneChanges),
     zoneReads: new ZoneReadsService(),
     apiKeys,
     zoneFiles,

@@ -19,7 +19,7 @@ export async function applyChangePlan(
   change: ZoneChange,
   plan: ChangePlan,
   by: { settings: Settings; principal: Principal; comments?: readonly JournalCommentChange[] },
-): Promise<{ changed: boolean }> {
+): Promise<{ changed: boolean; insertedIds: number[] }> {
   stage(change, plan);
   const { disabled } = plan;
   if (disabled.removed.length || disabled.added.length) {
@@ -35,11 +35,12 @@ export async function applyChangePlan(
   }
   // a plan that changes nothing served writes nothing (no serial step, journal row, event or NOTIFY), whichever
   // edge sent it; one that changes only what is kept disabled serves nothing new either, and says it changed something
-  if (change.changesNothing(plan.soa)) return { changed: disabled.removed.length + disabled.added.length > 0 };
+  if (change.changesNothing(plan.soa)) return { changed: disabled.removed.length + disabled.added.length > 0, insertedIds: [] };
   // the warnings the plan answered go into the change's journal row: the history says what it was warned of
   // and so do the RRsets' comments the set changes beside its records (docs/changes.md, «Comments»)
-  await change.commit({ ...plan.soa, findings: journalFindings(plan.warnings), comments: by.comments });
-  return { changed: true };
+  // the ids of the rows inserted, in the order staged (a record's create answers its id)
+  const insertedIds = await change.commit({ ...plan.soa, findings: journalFindings(plan.warnings), comments: by.comments });
+  return { changed: true, insertedIds };
 }
 
 /** a plan's warnings as its journal row keeps them: the zone checks' findings (those with a severity and an RRset) */
@@ -73,8 +74,10 @@ export async function dryRunChangePlan(
 }
 
 function stage(change: ZoneChange, plan: ChangePlan): void {
-  for (const { row, toggled } of plan.removals) change.remove(row, toggled);
-  for (const { record, toggled } of plan.insertions) change.insert(record, toggled ? TOGGLED : undefined);
+  const inPlace = plan.inPlace;
+  for (const { row, toggled } of plan.removals) if (row !== inPlace?.row) change.remove(row, toggled);
+  for (const { record, toggled } of plan.insertions) if (record !== inPlace?.record) change.insert(record, toggled ? TOGGLED : undefined);
+  if (inPlace) change.replace(inPlace.row, inPlace.record);
 }
 
 /** an insert that serves again a record kept disabled, which the journal says (one object for every such insert) */

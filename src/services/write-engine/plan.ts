@@ -29,4 +29,9 @@ export interface ChangePlan {
   soa: SoaEdit;
   /** the zone checks' warnings about what the plan adds (each with its severity and RFC) */
   warnings: ErrorDetail[];
+  /**
+   * a person's edit of one record: its one removal and one insertion, written as one row replaced in place, which
+   * keeps its id (the record API's promise: ZoneChange.replace)
+   */
+  inPlace?: { row: StoredRow; record: CanonicalRecord };
 }

@@ -89,7 +89,13 @@ function ownersOf(request: ZoneChangeRequest): string[] | undefined {
 /** the owners whose records a read for `request` returned whole (its rows by id may be at others) */
 function ownersRead(request: ZoneChangeRequest, zone: LockedZone): string[] {
   if (request.allRecords) return [];
-  if (request.touching) return request.touching.owners;
+  if (request.touching) {
+    const { owners, recordIds, ownersOfIds } = request.touching;
+    if (!ownersOfIds) return owners;
+    // the whole owner of each record named by id was read with it
+    const ids = new Set(recordIds);
+    return [...owners, ...zone.sameOwner.filter((r) => ids.has(r.id)).map((r) => r.owner)];
+  }
   if (request.owner !== undefined) return [request.owner];
   return zone.target ? [zone.target.owner] : [];
 }

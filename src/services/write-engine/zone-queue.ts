@@ -327,9 +327,11 @@ class BatchZoneState {
     if (request.allRecords) return false;
     const ids = idsNamed(request);
     if (!ids.every((id) => this.read.ids.has(id))) return false;
-    // a change that names only a record needs the records at its owner (as `readZone` reads them)
-    const owners = ownersNamed(request) ?? (request.targetId !== undefined ? [this.rows.get(request.targetId)?.owner] : undefined);
-    if (!owners) return false;
+    // a change that names only a record needs the records at its owner (as `readZone` reads them), and so does
+    // one that asks the whole owner of each record it names by id (`touching.ownersOfIds`)
+    const named = ownersNamed(request) ?? (request.targetId !== undefined ? [this.rows.get(request.targetId)?.owner] : undefined);
+    if (!named) return false;
+    const owners = request.touching?.ownersOfIds ? [...named, ...request.touching.recordIds.map((id) => this.rows.get(id)?.owner)] : named;
     return owners.every((owner) => owner !== undefined && this.read.owners.has(owner));
   }
 
@@ -343,6 +345,7 @@ class BatchZoneState {
     else if (request.touching) {
       const owners = new Set(request.touching.owners);
       const ids = new Set(request.touching.recordIds);
+      if (request.touching.ownersOfIds) for (const id of ids) if (this.rows.has(id)) owners.add(this.rows.get(id)!.owner);
       sameOwner = all.filter((r) => owners.has(r.owner) || ids.has(r.id));
     } else {
       const owner = request.owner ?? target?.owner;
@@ -385,6 +388,7 @@ function idsNamed(request: ZoneChangeRequest): number[] {
  */
 async function readBatchState(sql: Sql, zoneId: number, batch: ZoneJob[]): Promise<BatchZoneState | undefined> {
   const all = batch.some((job) => job.request.allRecords);
+  const ownersOfIds = batch.some((job) => job.request.touching?.ownersOfIds);
   const owners = new Set<string>(['@']);
   const ids = new Set<number>();
   for (const { request } of batch) {
@@ -393,8 +397,12 @@ async function readBatchState(sql: Sql, zoneId: number, batch: ZoneJob[]): Promi
   }
   const zone = await readZone(
     sql,
-    all ? { zone: { id: zoneId }, allRecords: true } : { zone: { id: zoneId }, touching: { owners: [...owners], recordIds: [...ids] } },
+    all
+      ? { zone: { id: zoneId }, allRecords: true }
+      : { zone: { id: zoneId }, touching: { owners: [...owners], recordIds: [...ids], ownersOfIds } },
     true,
   );
+  // the whole owner of every record named by id was read too: those owners are in the state
+  if (zone && ownersOfIds) for (const row of zone.sameOwner) if (ids.has(row.id)) owners.add(row.owner);
   return zone && new BatchZoneState(zone, { all, owners, ids });
 }

@@ -3,7 +3,8 @@ import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
 import { apexNsNotAtParent, checkZoneRecords } from '../../dns/zone-checks';
 import { serialGreaterThan } from '../../dns/serial';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
-import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
+import { decide, isRestricted, type KeyPolicy } from '../../auth/policy';
+import { SetStaging } from './plan-staging';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { DisabledRecord } from '../../repositories/disabled-records';
 import { guardedProblems } from '../write-engine/rrset-guards';
@@ -64,6 +65,11 @@ export interface PlanPolicy {
   soaRecord?: CanonicalRecord;
   /** what the zone holds a change to besides its records (repositories/protected-rrsets.ts, guardsOfZone) */
   guards?: PlanGuards;
+  /**
+   * a person's edit of one record (RecordsService.update): the record of this id, replaced by one other, is
+   * written in place and keeps its id (ChangePlan.inPlace), as the record API promises
+   */
+  editInPlace?: number;
 }
 
 /** a zone's guards: its locked RRsets, its steered ones (each `owner type`), and whether warnings refuse too */
@@ -103,7 +109,10 @@ export interface PlannedRrset {
   after: CanonicalRecord[];
 }
 
-export type PlanOutcome = { plan: ChangePlan } | { problems: ErrorDetail[]; refusal: DomainError };
+/** a plan refused: every problem found, and the error that says them */
+export type PlanRefusal = { problems: ErrorDetail[]; refusal: DomainError };
+
+export type PlanOutcome = { plan: ChangePlan } | PlanRefusal;
 
 /** the changes of a set the key's policy refuses, each named by its index, the first in the message */
 export function refusedByPolicy(refused: ErrorDetail[]): DomainError {
@@ -111,213 +120,81 @@ export function refusedByPolicy(refused: ErrorDetail[]): DomainError {
   return new DomainError('FORBIDDEN_BY_POLICY', message, refused);
 }
 
-const refusal = (problems: ErrorDetail[], error: DomainError): PlanOutcome => ({ problems, refusal: error });
+const refusal = (problems: ErrorDetail[], error: DomainError): PlanRefusal => ({ problems, refusal: error });
 
 /**
  * Plans a change set on `zone` as read: the rules over the zone as it will be after the whole set, the key's
  * policy over every change, PowerDNS's REPLACE/EXTEND/PRUNE/DISABLE/ENABLE semantics. Pure: the same zone and
- * changes give the same plan. Every problem of the set comes back at once, each naming its change.
+ * changes give the same plan. Every problem of the set comes back at once, each naming its change. Its steps, in
+ * order, each a function of its own: the changes staged and what is kept disabled reconciled (plan-staging.ts);
+ * what the set names refused where it is not there or not the key's; the zone rules on the zone as it will be;
+ * the plan assembled; the zone's guards; the zone checks' findings, of which `refusesChange` says which refuse.
  */
 export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange | undefined)[], policy: PlanPolicy = {}): PlanOutcome {
-  const name = zone.name;
-  const current = zone.records;
-  const disabled = zone.disabled;
-  const problems: ErrorDetail[] = [...(policy.invalid ?? [])];
-  // the records read by id, by identity and by RRset, each made when a change first asks (a REPLACE of one
-  // RRset, the PowerDNS API's PATCH, asks only the last; an ADD none)
-  let byIdMade: Map<number, StoredRow> | undefined;
-  const byId = (id: number) => (byIdMade ??= new Map(current.map((r) => [r.id, r]))).get(id);
-  let byIdentityMade: Map<string, StoredRow> | undefined;
-  const byIdentity = (key: string) => (byIdentityMade ??= new Map(current.map((r) => [recordIdentity(r), r]))).get(key);
-  // the records of each RRset read: a set of 1,000 REPLACEs looks up its RRsets, not the whole read per change
-  let byRrsetMade: Map<string, StoredRow[]> | undefined;
-  const byRrset = (owner: string, type: string) => {
-    if (!byRrsetMade) {
-      byRrsetMade = new Map();
-      for (const row of current) {
-        const key = `${row.owner} ${row.type}`;
-        const rows = byRrsetMade.get(key);
-        if (rows) rows.push(row);
-        else byRrsetMade.set(key, [row]);
-      }
-    }
-    // (no key made where the read found no record: a set of new names)
-    return byRrsetMade.size ? byRrsetMade.get(`${owner} ${type}`) : undefined;
-  };
-  const removed = new Map<number, StoredRow>();
-  const removedBy = new Map<number, number>();
-  const keyPolicy = policy.keyPolicy;
-  // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
-  const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(keyPolicy, name, row.owner, row.type) ? row : undefined);
-  // the RRsets the set names, for a restricted key's policy alone (a key without rules makes no list of them)
-  const restricted = isRestricted(keyPolicy);
-  const rrsets: { owner: string; type: string; index: number }[] = [];
-  let soaFields: CanonicalRecord | undefined;
-  // the records the set adds, and beside each (same position) the index of the change that adds it: one
-  // object a record fewer than a pair of them, for a set of 1,000
-  const additions: CanonicalRecord[] = [];
-  const additionBy: number[] = [];
-  const add = (record: CanonicalRecord, index: number) => {
-    additions.push(record);
-    additionBy.push(index);
-  };
-  const refuse = (index: number, field: string, code: string, message: string) =>
-    problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
-  const remove = (row: StoredRow, index: number) => {
-    if (row.type === 'SOA')
-      refuse(
-        index,
-        'type',
-        'SOA_IN_CHANGE_SET',
-        policy.soa === 'fields'
-          ? 'type: a zone keeps its SOA (RFC 1035 §5.2): it is not deleted; a REPLACE with one SOA record changes its fields'
-          : 'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
-      );
-    else {
-      removed.set(row.id, row);
-      removedBy.set(row.id, index);
-    }
-  };
+  const staged = new SetStaging(zone, policy.keyPolicy, policy.soa, policy.invalid).stageAll(parsed).reconcileDisabled();
+  const refused = refusalOfNamed(zone.name, staged) ?? refusalOfKey(zone.name, staged, policy.keyPolicy);
+  if (refused) return refused;
+  const desired = zoneAfter(zone, staged);
+  if ('refusal' in desired) return desired;
+  const assembled = assemble(zone, staged, policy);
+  const guarded = refusalOfGuards(zone.name, staged, assembled, policy.guards);
+  if (guarded) return guarded;
+  const warnings = findingsOf(zone, desired.records, staged, assembled, policy.guards);
+  if ('refusal' in warnings) return warnings;
+  const { written: _written, addedBy: _addedBy, ...plan } = assembled;
+  return { plan: { ...plan, warnings: warnings.warnings } };
+}
 
-  // disabled records: those the set takes away and those it keeps (docs/powerdns-api.md), each with its change
-  const disabledGone = new Map<string, { record: DisabledRecord; index: number }>();
-  const disabledCome = new Map<string, { record: DisabledRecord; index: number }>();
-  const keptDisabledAt = (key: string) =>
-    disabledGone.has(key) ? undefined : visibleToKey(disabled.byIdentity.get(key) as StoredRow | undefined);
-  const keptDisabled = (record: { owner: string; type: string; rdata: string }) => keptDisabledAt(recordIdentity(record));
-  const takeDisabled = (record: DisabledRecord, index: number) => disabledGone.set(recordIdentity(record), { record, index });
-  const keepDisabled = (record: DisabledRecord, index: number) => disabledCome.set(recordIdentity(record), { record, index });
-  const servedNow = (record: CanonicalRecord) => {
-    const present = byIdentity(recordIdentity(record));
-    return present && !removed.has(present.id) ? present : undefined;
-  };
-
-  parsed.forEach((p, index) => {
-    if (!p) return;
-    if (p.kind === 'ADD') {
-      for (const record of p.records) add(record, index);
-      for (const record of p.disabledRecords ?? []) keepDisabled(record, index);
-    } else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && policy.soa === 'fields') {
-      // the apex SOA's fields, its serial the zone's (`soa: 'fields'`); one SOA per zone (RFC 1035 §5.2)
-      if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
-      if (p.records.length > 1) refuse(index, 'rdata', 'SOA_IN_CHANGE_SET', 'rdata: a zone has one SOA record (RFC 1035 §5.2); give one');
-      else soaFields = p.records[0];
-    } else if (p.kind === 'REPLACE_RRSET') {
-      if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
-      const rows = byRrset(p.owner, p.type);
-      if (rows) for (const row of rows) remove(row, index);
-      for (const record of p.records) add(record, index);
-      if (p.disabledRecords) {
-        for (const row of disabled.byRrset.get(`${p.owner} ${p.type}`) ?? []) takeDisabled(row, index);
-        for (const record of p.disabledRecords) keepDisabled(record, index);
-      }
-    } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
-      if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
-      // EXTEND adds what the RRset lacks in either state, and leaves a record it holds as it is (served or not)
-      for (const record of p.records) {
-        const present = servedNow(record);
-        if (p.kind === 'EXTEND_RRSET' && !present && !keptDisabled(record)) add(record, index);
-        else if (p.kind === 'PRUNE_RRSET' && present) remove(present, index);
-        if (p.kind === 'PRUNE_RRSET' && keptDisabled(record)) takeDisabled(keptDisabled(record)!, index);
-      }
-      for (const record of p.disabledRecords ?? [])
-        if (!servedNow(record) && !keptDisabled(record) && !disabledCome.has(recordIdentity(record))) keepDisabled(record, index);
-    } else if (
-      p.kind === 'ENABLE' ||
-      ((p.kind === 'REMOVE' || p.kind === 'DISABLE') && p.match && !visibleToKey(byIdentity(recordIdentity(p.match))))
-    ) {
-      // a record kept disabled: ENABLE serves it again with its TTL, REMOVE deletes it, DISABLE leaves it as it is
-      const match = p.match!;
-      const kept = keptDisabled(match);
-      if (kept && p.kind !== 'DISABLE') takeDisabled(kept, index);
-      if (kept && p.kind === 'ENABLE') add({ ...match, ttl: kept.ttl }, index);
-      if (!kept && !(p.kind === 'ENABLE' && visibleToKey(servedNow(match))))
-        refuse(index, 'rdata', 'RECORD_NOT_FOUND', `rdata: zone ${name} has no such ${p.kind === 'ENABLE' ? 'disabled ' : ''}record`);
-    } else if (p.kind === 'REPLACE' || p.kind === 'REMOVE' || p.kind === 'DISABLE') {
-      const target = visibleToKey(p.id !== undefined ? byId(p.id) : byIdentity(recordIdentity(p.match!)));
-      if (!target) {
-        refuse(
-          index,
-          p.id !== undefined ? 'id' : 'rdata',
-          'RECORD_NOT_FOUND',
-          p.id !== undefined ? `id: record ${p.id} is not in zone ${name}` : `rdata: zone ${name} has no such record`,
-        );
-        return;
-      }
-      if (removed.has(target.id))
-        refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
-      remove(target, index);
-      if (p.kind === 'REPLACE') for (const record of p.records) add(record, index);
-      if (p.kind === 'DISABLE') keepDisabled(target, index);
-    }
-  });
-  // a record is served or disabled, never both: a served addition takes a kept one away (it is enabled), a
-  // disabled one takes the served one away (it is disabled); one set asking both is refused (PowerDNS: a
-  // duplicate record in the RRset)
-  // the additions by identity (the last of a repeated one), each identity made once: a removal that adds a
-  // record back unchanged is no change at all (below)
-  const keptBack = new Map<string, CanonicalRecord>();
-  for (let i = 0; i < additions.length; i++) {
-    const record = additions[i];
-    const index = additionBy[i];
-    const key = recordIdentity(record);
-    keptBack.set(key, record);
-    if (disabledCome.has(key))
-      refuse(index, 'rdata', 'DUPLICATE_RECORD', `rdata: ${record.owner} ${record.type} ${record.rdata} is both served and disabled`);
-    const kept = keptDisabledAt(key);
-    if (kept) takeDisabled(kept, index);
-  }
-  for (const [key, { record, index }] of disabledCome) {
-    const present = servedNow(record);
-    if (present) remove(present, index);
-    disabledGone.delete(key);
-    // kept disabled already, with this TTL: no change (a REPLACE that names an RRset's disabled records as they
-    // are, PowerDNS's every PATCH, would otherwise write them again and plan a change of nothing)
-    const was = disabled.byIdentity.get(key);
-    if (was && was.ttl === record.ttl && !present) disabledCome.delete(key);
-  }
+/**
+ * Changes that name records the zone lacks, one changed twice, or an SOA a set may not change stop here: the
+ * rules would speak of a zone that cannot be. A set whose only problems are records not found is RECORD_NOT_FOUND.
+ */
+function refusalOfNamed(zone: string, staged: SetStaging): PlanOutcome | undefined {
+  const { problems } = staged;
   if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
-    return refusal(
-      problems,
-      new DomainError(
-        'RECORD_NOT_FOUND',
-        problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${name}`,
-        problems,
-      ),
-    );
+    const message = problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`;
+    return refusal(problems, new DomainError('RECORD_NOT_FOUND', message, problems));
   }
-  // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
   if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
     return refusal(problems, errorFromProblems(problems));
-  // the key's policy over every change: what it removes and what it adds, each named by its index
-  if (restricted) {
-    const refused: ErrorDetail[] = [];
-    const check = (owner: string, type: string, index: number) => {
-      const decision = decide(keyPolicy, { zone: name, owner, type, access: 'write' });
-      const field = `changes[${index}]`;
-      if (!decision.allowed && !refused.some((r) => r.field === field))
-        refused.push({ field, code: 'FORBIDDEN_BY_POLICY', message: `${field}: ${decision.missing}` });
-    };
-    for (const set of rrsets) check(set.owner, set.type, set.index);
-    for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
-    additions.forEach((record, i) => check(record.owner, record.type, additionBy[i]));
-    for (const { record, index } of [...disabledGone.values(), ...disabledCome.values()]) check(record.owner, record.type, index);
-    if (refused.length) {
-      const sorted = refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
-      return refusal(sorted, refusedByPolicy(sorted));
-    }
-  }
+  return undefined;
+}
 
-  // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
-  const kept = current.filter((r) => !removed.has(r.id));
+/** the key's policy over every change: what it removes and what it adds, each named by its index */
+function refusalOfKey(zone: string, staged: SetStaging, keyPolicy: KeyPolicy | undefined): PlanOutcome | undefined {
+  if (!isRestricted(keyPolicy)) return undefined;
+  const refused: ErrorDetail[] = [];
+  const check = (owner: string, type: string, index: number) => {
+    const decision = decide(keyPolicy, { zone, owner, type, access: 'write' });
+    const field = `changes[${index}]`;
+    if (!decision.allowed && !refused.some((r) => r.field === field))
+      refused.push({ field, code: 'FORBIDDEN_BY_POLICY', message: `${field}: ${decision.missing}` });
+  };
+  for (const set of staged.rrsets) check(set.owner, set.type, set.index);
+  for (const row of staged.removed.values()) check(row.owner, row.type, staged.removedBy.get(row.id)!);
+  staged.additions.forEach((record, i) => check(record.owner, record.type, staged.additionBy[i]));
+  for (const { record, index } of [...staged.disabledGone.values(), ...staged.disabledCome.values()])
+    check(record.owner, record.type, index);
+  if (!refused.length) return undefined;
+  const sorted = refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
+  return refusal(sorted, refusedByPolicy(sorted));
+}
+
+/**
+ * The zone as it will be (what stays, then what comes), held to the zone rules, so that a rule broken by the set
+ * names its change; a zone-wide rule a removal broke (the apex left without NS, RFC 1034 §4.2.1) names the first
+ * change that removed an apex NS, as one an addition broke names that addition. Any problem left refuses the set.
+ */
+function zoneAfter(zone: ZoneAsRead, staged: SetStaging): { records: CanonicalRecord[] } | PlanRefusal {
+  const { removed, removedBy, additions, additionBy } = staged;
+  const kept = zone.records.filter((r) => !removed.has(r.id));
   const desired: CanonicalRecord[] = [...kept];
   for (const record of additions) desired.push(record);
-  // a zone-wide rule a removal broke (the apex left without NS, RFC 1034 §4.2.1) names the first change that
-  // removed an apex NS, as one an addition broke names that addition
   const apexNsRemovedBy = Math.min(
     ...[...removed.values()].filter((r) => r.owner === '@' && r.type === 'NS').map((r) => removedBy.get(r.id)!),
   );
-  for (const found of checkZoneIndexed(name, desired)) {
+  const problems = staged.problems;
+  for (const found of checkZoneIndexed(zone.name, desired)) {
     const addedBy = found.index !== undefined && found.index >= kept.length ? additionBy[found.index - kept.length] : undefined;
     const by = addedBy ?? (found.problem.code === 'APEX_NS_MISSING' && Number.isFinite(apexNsRemovedBy) ? apexNsRemovedBy : undefined);
     problems.push(
@@ -326,11 +203,24 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
         : found.problem,
     );
   }
-  if (problems.length) return refusal(problems, errorFromProblems(problems));
+  if (problems.length) return { problems, refusal: errorFromProblems(problems) };
+  return { records: desired };
+}
 
-  // a record removed and added back unchanged is no change at all
+/** a plan as assembled, with what the later steps ask of it: the records it writes, and the change adding each */
+type AssembledPlan = Omit<ChangePlan, 'warnings'> & {
+  written: CanonicalRecord[];
+  addedBy: (record: Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>) => number | undefined;
+};
+
+/**
+ * The plan's removals, insertions, disabled delta and SOA edit: a record removed and added back unchanged is no
+ * change at all; a person's edit of one record (`editInPlace`) keeps the record's id
+ */
+function assemble(zone: ZoneAsRead, staged: SetStaging, policy: PlanPolicy): AssembledPlan {
+  const { keptBack, disabledCome, disabledGone, additions, additionBy } = staged;
   const removals: ChangePlan['removals'] = [];
-  for (const row of removed.values()) {
+  for (const row of staged.removed.values()) {
     const key = recordIdentity(row);
     const back = keptBack.get(key);
     if (back && back.ttl === row.ttl) {
@@ -344,21 +234,16 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
   // a plan's SOA (DNS UPDATE: a serial that rises) is the zone's new SOA; `soa: 'fields'` gives the SOA its
   // fields as given (its serial is the set's own step): the engine tells whether they differ from the zone's
   const soaRecord = policy.soaRecord;
+  const soaFields = staged.soaFields;
   const soa: SoaEdit = soaRecord
     ? { serialSetByCaller: soaSerial(soaRecord.rdata), soaRdata: soaRecord.rdata, soaTtl: soaRecord.ttl }
     : soaFields
       ? { soaRdata: soaFields.rdata, soaTtl: soaFields.ttl }
       : {};
-  const disabledDelta = {
+  const disabled = {
     removed: [...disabledGone.values()].map((d) => d.record),
-    added: [...disabledCome.values()].map((d) => ({
-      owner: d.record.owner,
-      type: d.record.type,
-      ttl: d.record.ttl,
-      rdata: d.record.rdata,
-    })),
+    added: [...disabledCome.values()].map(({ record: { owner, type, ttl, rdata } }) => ({ owner, type, ttl, rdata })),
   };
-  const written = [...keptBack.values()];
   // the change that adds each record, by identity (the last, as keptBack keeps the last)
   let addedByMade: Map<string, number> | undefined;
   const addedBy = (record: Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>) => {
@@ -368,73 +253,91 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     }
     return addedByMade.get(recordIdentity(record));
   };
-  // a protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets"), and
-  // so does a steered one: its records are steering's to decide (docs/steering.md), a hand edit would be undone
-  const guards = policy.guards;
-  if (guards?.protectedRrsets?.size || guards?.steeredRrsets?.size) {
-    const at = (index: number | undefined) => (index !== undefined ? `changes[${index}]` : 'changes');
-    const touched = [
-      ...removals.map(({ row }) => ({ owner: row.owner, type: row.type, field: at(removedBy.get(row.id)) })),
-      ...insertions.map(({ record }) => ({ owner: record.owner, type: record.type, field: at(addedBy(record)) })),
-      ...[...disabledGone.values(), ...disabledCome.values()].map(({ record, index }) => ({
-        owner: record.owner,
-        type: record.type,
-        field: at(index),
-      })),
-    ];
-    for (const [code, guarded] of [
-      ['RRSET_PROTECTED', guards.protectedRrsets],
-      ['RRSET_STEERED', guards.steeredRrsets],
-    ] as const) {
-      const refused = guarded?.size ? guardedProblems(code, name, guarded, touched) : [];
-      if (refused.length) return refusal(refused, errorFromProblems(refused));
-    }
+  // one record replaced by one other: the edit is written in place (ZoneChange.replace), the row keeping its id
+  const inPlace =
+    policy.editInPlace !== undefined && removals.length === 1 && insertions.length === 1 && removals[0].row.id === policy.editInPlace
+      ? { row: removals[0].row, record: insertions[0].record }
+      : undefined;
+  return {
+    zone: zone.name,
+    serialBefore: zone.serial,
+    removals,
+    insertions,
+    disabled,
+    soa,
+    ...(inPlace ? { inPlace } : {}),
+    written: [...keptBack.values()],
+    addedBy,
+  };
+}
+
+/**
+ * A protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets"), and
+ * so does a steered one: its records are steering's to decide (docs/steering.md), a hand edit would be undone
+ */
+function refusalOfGuards(zone: string, staged: SetStaging, plan: AssembledPlan, guards: PlanGuards | undefined): PlanOutcome | undefined {
+  if (!guards?.protectedRrsets?.size && !guards?.steeredRrsets?.size) return undefined;
+  const at = (index: number | undefined) => (index !== undefined ? `changes[${index}]` : 'changes');
+  const touched = [
+    ...plan.removals.map(({ row }) => ({ owner: row.owner, type: row.type, field: at(staged.removedBy.get(row.id)) })),
+    ...plan.insertions.map(({ record }) => ({ owner: record.owner, type: record.type, field: at(plan.addedBy(record)) })),
+    ...[...staged.disabledGone.values(), ...staged.disabledCome.values()].map(({ record, index }) => ({
+      owner: record.owner,
+      type: record.type,
+      field: at(index),
+    })),
+  ];
+  for (const [code, guarded] of [
+    ['RRSET_PROTECTED', guards.protectedRrsets],
+    ['RRSET_STEERED', guards.steeredRrsets],
+  ] as const) {
+    const refused = guarded?.size ? guardedProblems(code, zone, guarded, touched) : [];
+    if (refused.length) return refusal(refused, errorFromProblems(refused));
   }
-  // the zone checks over what the plan adds, on the zone as it will be: an error refuses the set (a warning
-  // too on a zone with strictChecks), each named by the change that adds its record
-  const strict = policy.guards?.strictChecks ?? false;
-  const findings = written.length ? checkZoneRecords(name, desired, written) : [];
+  return undefined;
+}
+
+/**
+ * The zone checks over what the plan adds, on the zone as it will be: `refusesChange` is the one policy of which
+ * refuse (an error; a warning too on a zone with strictChecks), each named by the change that adds its record;
+ * the others are the plan's warnings. Then the apex NS set the plan leaves, against what the parent lists (the
+ * health checker's last look): a plan that changes the set answers whether the parent has it yet; one that leaves
+ * it as it is says nothing of it (a difference the zone had already holds up no unrelated change: `checkZone`
+ * lists it).
+ */
+function findingsOf(
+  zone: ZoneAsRead,
+  desired: readonly CanonicalRecord[],
+  staged: SetStaging,
+  plan: AssembledPlan,
+  guards: PlanGuards | undefined,
+): { warnings: ErrorDetail[] } | PlanRefusal {
+  const strict = guards?.strictChecks ?? false;
+  const findings = plan.written.length ? checkZoneRecords(zone.name, desired as CanonicalRecord[], plan.written) : [];
   const refusing = findings.filter((f) => refusesChange(f, strict));
   if (refusing.length) {
-    const found = refusing.map((f) => findingDetail(f, addedBy({ owner: f.owner, type: f.type, rdata: f.rdata ?? '' })));
+    const found = refusing.map((f) => findingDetail(f, plan.addedBy({ owner: f.owner, type: f.type, rdata: f.rdata ?? '' })));
     return refusal(found, errorFromProblems(found));
   }
   const warnings = findings.map((f) => findingDetail(f));
-  // the apex NS set the plan leaves, against what the parent lists (the health checker's last look): a plan that
-  // changes the set answers whether the parent has it yet; one that leaves it as it is says nothing of it (a
-  // difference the zone had already holds up no unrelated change: `checkZone` lists it)
-  if (policy.guards?.parentNs) {
-    const apexNs = (r: { owner: string; type: string }) => r.owner === '@' && r.type === 'NS';
-    const names = (records: readonly { rdata: string }[]) => [...new Set(records.map((r) => r.rdata.toLowerCase()))].sort().join(' ');
-    const after = desired.filter(apexNs);
-    if (names(after) !== names(current.filter(apexNs))) {
-      const finding = apexNsNotAtParent(
-        name,
-        after.map((r) => r.rdata),
-        policy.guards.parentNs,
-      );
-      if (finding) {
-        const by = Math.min(
-          ...removals.filter(({ row }) => apexNs(row)).map(({ row }) => removedBy.get(row.id)!),
-          ...insertions.filter(({ record }) => apexNs(record)).map(({ record }) => addedBy(record) ?? Infinity),
-        );
-        const detail = findingDetail(finding, Number.isFinite(by) ? by : undefined);
-        if (strict) return refusal([detail], errorFromProblems([detail]));
-        warnings.push(findingDetail(finding));
-      }
-    }
-  }
-  return {
-    plan: {
-      zone: name,
-      serialBefore: zone.serial,
-      removals,
-      insertions,
-      disabled: disabledDelta,
-      soa,
-      warnings,
-    },
-  };
+  if (!guards?.parentNs) return { warnings };
+  const apexNs = (r: { owner: string; type: string }) => r.owner === '@' && r.type === 'NS';
+  const names = (records: readonly { rdata: string }[]) => [...new Set(records.map((r) => r.rdata.toLowerCase()))].sort().join(' ');
+  const after = desired.filter(apexNs);
+  if (names(after) === names(zone.records.filter(apexNs))) return { warnings };
+  const finding = apexNsNotAtParent(
+    zone.name,
+    after.map((r) => r.rdata),
+    guards.parentNs,
+  );
+  if (!finding) return { warnings };
+  const by = Math.min(
+    ...plan.removals.filter(({ row }) => apexNs(row)).map(({ row }) => staged.removedBy.get(row.id)!),
+    ...plan.insertions.filter(({ record }) => apexNs(record)).map(({ record }) => plan.addedBy(record) ?? Infinity),
+  );
+  const detail = findingDetail(finding, Number.isFinite(by) ? by : undefined);
+  if (strict) return refusal([detail], errorFromProblems([detail]));
+  return { warnings: [...warnings, findingDetail(finding)] };
 }
 
 /** the share of a zone a plan may delete or replace unforced, and the size below which any share may go (octoDNS's safety threshold) */

@@ -7,19 +7,17 @@ import { fieldApiName, rdataFromFields, typedRdataMember } from '../../dns/rdata
 import { rdataFieldOf } from '../../dns/problem';
 import type { RecordTypeDefinition } from '../../dns/record-types';
 import { getRecordType } from '../../dns/record-types';
-import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../../dns/zone-rules';
+import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised } from '../../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, recordsByIdentity, RecordRow } from '../../repositories/read-model';
-import type { JournalCommentChange, JournalRecord } from '../../entities/change.entity';
-import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
+import type { JournalRecord } from '../../entities/change.entity';
+import type { RrsetComments } from '../../repositories/rrset-comments';
 import { RrsetCommentsService } from './rrset-comments.service';
 import { allowedTtlsOf, type RequestContext } from '../context';
 import { normaliseZoneName } from '../../dns/zone-name';
-import type { WriteEngine, ZoneChange } from '../write-engine';
-import { disabledOfZone, writeDisabledRecords } from '../../repositories/disabled-records';
-import { ownersToCheck, type ZoneWarning } from '../../dns/zone-checks';
-import { findingDetail, findingsOfWrite, warnAbout } from './zone-warnings';
-import { journalFindings } from '../write-engine/apply-plan';
+import { ownersToCheck } from '../../dns/zone-checks';
+import type { ZoneChangesService } from './zone-changes.service';
+import type { ParsedChange } from './change-parse';
 
 /** a record as the API gives it: RDATA as presentation text (`rdata`) or as typed fields (`data`, one member) */
 export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
@@ -40,8 +38,8 @@ export class RecordsService {
 
   constructor(
     private readonly settings: Settings,
-    /** the write engine every change of a zone goes through (services/index.ts) */
-    private readonly engine: WriteEngine,
+    /** a record's write is a change set of one change, planned as every set is */
+    private readonly zoneChanges: ZoneChangesService,
   ) {
     this.comments = new RrsetCommentsService(settings);
   }
@@ -90,103 +88,124 @@ export class RecordsService {
     return record;
   }
 
+  /**
+   * Adds one record: a change set of one ADD (`ZoneChangesService.applyOne`), held to every rule a set is, after
+   * the record API's own refusals (the key's policy over the record, its placement at its owner).
+   */
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(ctx, zone, input);
     const comment = this.commentOf(record, input);
     // the key's policy (docs/least-privilege.md): a zone it has no rule for is not there for it
     if (!seesZone(ctx.principal.policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
-    // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
-    const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
-      // asked once the zone is read in the key's scope: an every-zone rule covers only its user's zones, and
-      // another user's zone is not there for the key (404), as for a key without rules, not a refusal (403)
-      requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
-      const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
-      if (problems.length) throw errorFromProblems(problems, record.type);
-      // the zone checks, as a change set's plan holds them: an error refuses the write (a zone BIND would not
-      // load), a warning is written with it, kept in its history entry (docs/changes.md, "Checks on every plan")
-      const findings = findingsOfWrite(zone, [...change.zone.sameOwner, record], [record], change.zone.strictChecks);
-      change.insert(record, { toggled: await takeKeptDisabled(change, record) });
-      const [id] = await change.commit({ ...keptFindings(findings), ...(await this.writeComment(change, comment)) });
-      warnAbout(ctx, findings);
-      return { ...record, id, domainId: change.zone.id, zone };
+    let domainId = 0;
+    const { insertedIds } = await this.one(ctx, {
+      zone,
+      change: { kind: 'ADD', records: [record] },
+      // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
+      owners: ownersToCheck(zone, [record]),
+      comment,
+      precheck: (change) => {
+        domainId = change.zone.id;
+        // asked once the zone is read in the key's scope: an every-zone rule covers only its user's zones, and
+        // another user's zone is not there for the key (404), as for a key without rules, not a refusal (403)
+        requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
+        const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
+        if (problems.length) throw errorFromProblems(problems, record.type);
+      },
     });
+    return { ...record, id: insertedIds[0], domainId, zone };
   }
 
   /**
-   * Replaces one record. Editing the SOA requires a serial greater than the current one (RFC 1982), and that
-   * serial becomes the zone's; any other edit raises the serial automatically.
+   * Replaces one record, in place: it keeps its id (a set of one REPLACE by id otherwise). Editing the SOA requires
+   * a serial greater than the current one (RFC 1982), and that serial becomes the zone's; any other edit raises
+   * the serial automatically. An edit that changes nothing writes nothing, as a set that changes nothing.
    */
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
     const comment = this.commentOf(next, input);
-    const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
-    return this.engine.changeZone(
-      ctx.db,
-      this.settings,
-      ctx.principal,
-      { zone: { recordId: id }, touching, targetId: id },
-      async (change) => {
+    let domainId = 0;
+    let soa = false;
+    await this.one(ctx, {
+      zone,
+      recordId: id,
+      editInPlace: id,
+      // an SOA edited is the zone's SOA with the caller's serial (as DNS UPDATE gives one), not a set's record
+      change: () => (soa ? undefined : { kind: 'REPLACE', id, records: [next] }),
+      soa: () => (soa ? next : undefined),
+      owners: ownersToCheck(zone, [next]),
+      comment,
+      precheck: (change) => {
         const current = change.zone.target;
         if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
           throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
         if (change.zone.name !== zone) {
           throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
         }
+        domainId = change.zone.id;
         requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
         requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
-        const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
-        if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
+        // the SOA edited into another type is the SOA deleted: refused as a deletion of it is
+        const problems: ErrorDetail[] =
+          current.type === 'SOA' && next.type !== 'SOA' ? checkRecordDeletion(change.zone.sameOwner, current) : [];
+        problems.push(...checkRecordPlacement(zone, change.zone.sameOwner, next, current));
+        soa = current.type === 'SOA' && next.type === 'SOA';
+        if (soa) problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
         if (problems.length) throw errorFromProblems(problems, next.type);
-        const others = change.zone.sameOwner.filter((r) => r.id !== id);
-        const findings = findingsOfWrite(zone, [...others, next], [next], change.zone.strictChecks);
-        // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
-        await takeKeptDisabled(change, next);
-        change.replace(current, next);
-        await change.commit({
-          serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined,
-          ...keptFindings(findings),
-          ...(await this.writeComment(change, comment)),
-        });
-        warnAbout(ctx, findings);
-        return { ...next, id, domainId: change.zone.id, zone };
       },
-    );
+    });
+    return { ...next, id, domainId, zone };
   }
 
-  /** Deletes one record; answers the zone it was of (by id and name) */
+  /** Deletes one record (a set of one REMOVE by id); answers the zone it was of (by id and name) */
   async delete(ctx: RequestContext, id: number): Promise<{ id: number; name: string }> {
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
-      const target = change.zone.target;
-      if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
-        throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
-      requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: target.owner, type: target.type, access: 'write' });
-      const problems = checkRecordDeletion(change.zone.sameOwner, target);
-      if (problems.length) throw errorFromProblems(problems, target.type);
-      change.remove(target);
-      await change.commit();
-      return { id: change.zone.id, name: change.zone.name };
+    let zone = { id: 0, name: '' };
+    await this.one(ctx, {
+      zone: '',
+      recordId: id,
+      change: { kind: 'REMOVE', id, records: [] },
+      owners: [],
+      precheck: (change) => {
+        const target = change.zone.target;
+        if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
+          throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+        requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: target.owner, type: target.type, access: 'write' });
+        const problems = checkRecordDeletion(change.zone.sameOwner, target);
+        if (problems.length) throw errorFromProblems(problems, target.type);
+        zone = { id: change.zone.id, name: change.zone.name };
+      },
     });
+    return zone;
+  }
+
+  /**
+   * A record's write as a set of one change (ZoneChangesService.applyOne), its problems named as the record API
+   * names them: the plan's `changes[0].rdata` is this write's `rdata`
+   */
+  private async one(
+    ctx: RequestContext,
+    input: Omit<Parameters<ZoneChangesService['applyOne']>[1], 'change' | 'soa'> & {
+      change?: ParsedChange | (() => ParsedChange | undefined);
+      soa?: () => CanonicalRecord | undefined;
+    },
+  ): Promise<{ insertedIds: number[] }> {
+    const { change, soa, ...rest } = input;
+    try {
+      return await this.zoneChanges.applyOne(ctx, {
+        ...rest,
+        change: typeof change === 'function' ? change : () => change,
+        soa: soa ?? (() => undefined),
+      });
+    } catch (error) {
+      throw error instanceof DomainError ? asOneRecord(error) : error;
+    }
   }
 
   /** the comment a record's write gives its RRset, checked before the work; undefined: none given (it stays) */
   private commentOf(record: CanonicalRecord, input: RecordChangeInput): RrsetComments | undefined {
     return input.comment === undefined || input.comment === null ? undefined : this.comments.ofRecord(record, input.comment);
-  }
-
-  /**
-   * A record's write that gives its RRset a comment writes it in the change's transaction, holding the zone row's
-   * lock, and answers what it changed for the change's journal row (the history); the write's policy over the
-   * record's RRset is the comment's
-   */
-  private async writeComment(change: ZoneChange, comment: RrsetComments | undefined): Promise<{ comments?: JournalCommentChange[] }> {
-    if (!comment) return {};
-    change.requireLock();
-    const changed = await this.comments.changesOf(change.connection, change.zone.id, [comment]);
-    await replaceRrsetComments(change.connection, change.zone.id, [comment]);
-    return changed.length ? { comments: changed } : {};
   }
 
   private scoped(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): RecordFilter {
@@ -256,21 +275,12 @@ function atTypedField(p: ErrorDetail, definition: RecordTypeDefinition, member: 
 }
 
 /**
- * A record is served or disabled, never both (ZoneChangesService): a record written that the zone keeps disabled
- * is enabled, taken out of the disabled records in the change's transaction (which then holds the zone row's
- * lock). Answers whether it was, for the journal's mark (JournalRecord.toggled).
+ * A plan's problem as a single record's write names it: the set's one change is the write itself
+ * (`changes[0].rdata` is `rdata`; `changes[0]`, a guarded RRset, is the record's `owner`)
  */
-async function takeKeptDisabled(change: ZoneChange, record: CanonicalRecord): Promise<boolean> {
-  // a zone that keeps no disabled record (read with the zone) asks no statement more
-  if (!change.zone.hasDisabled) return false;
-  const kept = await disabledOfZone(change.connection, change.zone.id, { owner: record.owner, type: record.type });
-  if (!kept.some((row) => row.rdata === record.rdata)) return false;
-  change.requireLock();
-  await writeDisabledRecords(change.connection, change.zone.id, { removed: [record], added: [] });
-  return true;
-}
-
-/** a write's findings as its journal row keeps them (as a change set's: the history says what it was warned of) */
-function keptFindings(findings: readonly ZoneWarning[]): { findings?: ReturnType<typeof journalFindings> } {
-  return findings.length ? { findings: journalFindings(findings.map((f) => findingDetail(f))) } : {};
+function asOneRecord(error: DomainError): DomainError {
+  const at = (text: string) => text.replace(/^changes\[0\]\./, '').replace(/^changes\[0\](?=:|$)/, 'owner');
+  if (!error.details.some((d) => d.field.startsWith('changes[0]'))) return error;
+  const details = error.details.map((d) => (d.field.startsWith('changes[0]') ? { ...d, field: at(d.field), message: at(d.message) } : d));
+  return new DomainError(error.code, at(error.message), details);
 }

@@ -71,6 +71,15 @@ export interface ReviewedApply {
   alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void>;
 }
 
+/** a person's write of one record, as `applyOne` runs it (see there) */
+interface OneRecordWrite {
+  precheck: (change: ZoneChange) => void;
+  recordId?: number;
+  editInPlace?: number;
+  /** the ids of the rows the write inserted, once written */
+  inserted: number[];
+}
+
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
  * once; one journal row, so a secondary takes one IXFR; a set that changes nothing, none). All or nothing: every change is validated by the DNS
@@ -264,6 +273,47 @@ export class ZoneChangesService {
     });
   }
 
+  /**
+   * A person's write of one record (RecordsService: create, edit, delete): a set of one change, planned and applied
+   * as every set is (the key's policy, the zone rules, the guards, the zone checks, the "in use" guard), so that no
+   * edge takes what another refuses. What the record API refuses in its own words (a record not there, another zone,
+   * the SOA's serial) `precheck` refuses first, on the zone as read. A record edited keeps its id; an SOA edited is
+   * the zone's SOA, its serial the caller's (it must rise). The safety threshold is a set's: a record's write has no
+   * force to give, so none applies, and a finding that would refuse only unforced (RRSET_IN_USE) is a warning here.
+   */
+  async applyOne(
+    ctx: RequestContext,
+    input: {
+      zone: string;
+      /** the change, made once `precheck` has seen the zone (undefined: none but the SOA's) */
+      change: () => ParsedChange | undefined;
+      /** the apex SOA an edit of it gives, its serial the caller's (undefined: none) */
+      soa: () => CanonicalRecord | undefined;
+      owners: string[];
+      comment?: RrsetComments;
+      precheck: (change: ZoneChange) => void;
+      /** the record an edit or deletion names: the zone is read through it, with the whole of its owner */
+      recordId?: number;
+      editInPlace?: number;
+    },
+  ): Promise<ZoneChangesOutcome & { insertedIds: number[] }> {
+    const one: OneRecordWrite = { precheck: input.precheck, recordId: input.recordId, editInPlace: input.editInPlace, inserted: [] };
+    const outcome = await this.run(
+      ctx,
+      input.zone,
+      {
+        touching: { owners: input.owners, recordIds: input.recordId !== undefined ? [input.recordId] : [] },
+        comments: input.comment ? [input.comment] : [],
+        one,
+      },
+      () => {
+        const change = input.change();
+        return { parsed: change ? [change] : [], soa: input.soa() };
+      },
+    );
+    return { ...outcome, insertedIds: one.inserted };
+  }
+
   private checkSize(count: number): void {
     if (count > this.settings.maxChangesPerSet) {
       throw new DomainError(
@@ -292,28 +342,42 @@ export class ZoneChangesService {
       comments?: readonly RrsetComments[];
       soa?: ZoneChangeOptions['soa'];
       reviewed?: ReviewedApply;
+      /** a person's write of one record (`applyOne`) */
+      one?: OneRecordWrite;
     },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesOutcome> {
-    // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
-    const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
+    // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS); a record's
+    // edit or deletion reads the whole owner of the record it names by id as well
+    const one = options.one;
+    const touching = {
+      owners: [...new Set(['@', ...options.touching.owners])],
+      recordIds: [...new Set(options.touching.recordIds)],
+      ...(one?.recordId !== undefined ? { ownersOfIds: true } : {}),
+    };
     const comments = options.comments ?? [];
     // a zone under review takes a dry run, and a change request's apply (staging.ts `review`)
     const review = options.dryRun ? ('plan' as const) : options.reviewed ? ('approved' as const) : undefined;
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching, review }, async (change) => {
+    // a record's edit or deletion names its zone by the record (its zone's name is checked against it: `precheck`)
+    const request =
+      one?.recordId !== undefined
+        ? { zone: { recordId: one.recordId }, targetId: one.recordId, touching, review }
+        : { zone: { name: zone }, touching, review };
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
+      one?.precheck(change);
       // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing),
       // and what they change is read there (no other change of the zone's comments runs meanwhile)
       let commentChanges: JournalCommentChange[] = [];
       if (comments.length) {
         change.requireLock();
-        this.comments.requireWritable(zone, ctx.principal.policy, comments);
+        this.comments.requireWritable(change.zone.name, ctx.principal.policy, comments);
         commentChanges = await this.comments.changesOf(change.connection, change.zone.id, comments);
       }
       if (options.reviewed && !options.dryRun) {
         change.requireLock();
         await options.reviewed.onZone?.(change.connection);
       }
-      const decided = await this.decideRecords(ctx, zone, options, prepare, change, commentChanges);
+      const decided = await this.decideRecords(ctx, change.zone.name, options, prepare, change, commentChanges);
       const result = commentChanges.length ? { ...decided, comments: commentChanges } : decided;
       if (comments.length && !options.dryRun) {
         await replaceRrsetComments(change.connection, change.zone.id, comments);
@@ -321,7 +385,7 @@ export class ZoneChangesService {
         if (change.serialAfter === undefined && commentChanges.length)
           await journalCommentChange(change.connection, {
             domainId: change.zone.id,
-            zone,
+            zone: change.zone.name,
             serial: change.zone.serial,
             comments: commentChanges,
             author: changeAuthor(ctx.principal),
@@ -340,7 +404,7 @@ export class ZoneChangesService {
   private async decideRecords(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean; force?: boolean },
+    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean; force?: boolean; one?: OneRecordWrite },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
     change: ZoneChange,
     /** the RRsets' comments the set changes, kept with its journal row when it steps the serial */
@@ -381,6 +445,7 @@ export class ZoneChangesService {
       invalid,
       soaRecord: soa,
       guards,
+      editInPlace: options.one?.editInPlace,
     });
     if ('refusal' in planned) throw planned.refusal;
     const plan = await this.guardInUse(change, zoneAsRead, planned.plan, options.force);
@@ -396,10 +461,12 @@ export class ZoneChangesService {
       const { serial } = await dryRunChangePlan(change, plan, this.settings);
       return { ...outcomeOf(zoneAsRead, plan, serial), changed: false, dryRun: true };
     }
-    const { changed } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal, comments });
+    const { changed, insertedIds } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal, comments });
     if (change.serialAfter === undefined)
       return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed, dryRun: false };
-    ctx.warnings?.push(...plan.warnings);
+    if (options.one) options.one.inserted = insertedIds;
+    // a record's write warns as it always has: each warning's field, code and message
+    ctx.warnings?.push(...(options.one ? plan.warnings.map(({ field, code, message }) => ({ field, code, message })) : plan.warnings));
     const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
     return {
       zone,
