@@ -87,7 +87,7 @@ test("each secondary's configuration sends its answers to the collector's unix s
   // PowerDNS takes NOTIFY from dnsdist alone; dnsdist takes the primary's alone
   expect(powerdns).not.toContain('allow-notify-from=192.0.2.53');
   const lua = dnsdistPart(powerdns);
-  expect(lua).toContain(`newFrameStreamUnixLogger("${SOCKET}")`);
+  expect(lua).toContain(`newFrameStreamUnixLogger("${SOCKET}", { inputQueueSize = 16384 })`);
   expect(lua).toContain('NotRule(makeRule("192.0.2.53"))');
   expect(lua).toContain('addResponseAction(OpcodeRule(DNSOpcode.Query), DnstapLogResponseAction(identity, collector))');
   expect(await check('dnsdist', lua)).toBe('');
@@ -123,7 +123,7 @@ test('a collector on TCP is reached through a relay on the secondary (dnsdist wr
   // dnsdist writes to TCP itself: no relay
   const powerdns = withDnstap('powerdns', secondaryConfig('powerdns', AT), { host: '2001:db8::9', port: 6000 });
   expect(powerdns).not.toContain('socat');
-  expect(dnsdistPart(powerdns)).toContain('newFrameStreamTcpLogger("[2001:db8::9]:6000")');
+  expect(dnsdistPart(powerdns)).toContain('newFrameStreamTcpLogger("[2001:db8::9]:6000", { inputQueueSize = 16384 })');
   expect(await check('dnsdist', dnsdistPart(powerdns))).toBe('');
 });
 

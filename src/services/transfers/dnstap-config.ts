@@ -69,6 +69,8 @@ mod-dnstap:
 
 /** where PowerDNS answers dnsdist in front of it: on loopback, on a port of its own (dnsdist takes port 53) */
 export const POWERDNS_BEHIND_DNSDIST = { host: '127.0.0.1', port: 5301 };
+/** dnsdist's Frame Streams options: its queue of answers to send, at libfstrm's most (16,384 frames) */
+const QUEUE = '{ inputQueueSize = 16384 }';
 /** the line that opens dnsdist's configuration in the printed text: everything after it is dnsdist's Lua */
 export const DNSDIST_CONF_LINE = "# dnsdist.conf (dnsdist 1.7 or later, built with fstrm as Debian's is), every line below:";
 
@@ -86,8 +88,8 @@ function behindDnsdist(config: string, listen: NonNullable<AnalyticsSettings['dn
   const backend = POWERDNS_BEHIND_DNSDIST;
   const logger =
     'path' in listen
-      ? `newFrameStreamUnixLogger("${listen.path}")`
-      : `newFrameStreamTcpLogger("${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}")`;
+      ? `newFrameStreamUnixLogger("${listen.path}", ${QUEUE})`
+      : `newFrameStreamTcpLogger("${listen.host.includes(':') ? `[${listen.host}]` : listen.host}:${listen.port}", ${QUEUE})`;
   const powerdns = `# query analytics (docs/analytics.md): PowerDNS sends no dnstap, dnsdist in front of it does (below). PowerDNS
 # answers dnsdist alone, on loopback, and takes NOTIFY through it: dnsdist lets through the primary's only
 local-address=${backend.host}
@@ -106,6 +108,8 @@ addAction(AndRule({ OpcodeRule(DNSOpcode.Notify), NotRule(makeRule("${primary}")
 -- query analytics: each answer to a query sent as dnstap (CLIENT_RESPONSE; not the queries: their answers are
 -- counted) to Zonekeeper's collector, named by this host's name as BIND, Knot and NSD name theirs
 local identity = io.popen("hostname"):read("*l")
+-- the answers waiting to be sent: fstrm's most (512 by default); a burst past them is dropped, and counted
+-- ("dropped" in showResponseRules() on dnsdist's console)
 local collector = ${logger}
 addResponseAction(OpcodeRule(DNSOpcode.Query), DnstapLogResponseAction(identity, collector))
 -- and the answers dnsdist gives itself: from a packet cache (should you add one), its own errors
