@@ -5,6 +5,7 @@
  * from the DNS response it carries the question and the RCODE (RFC 1035 §4.1.1, §4.1.2).
  */
 import protobuf from 'protobufjs';
+import { OPCODE, opcodeOf } from '../dns/wire/message';
 import { readName } from '../dns/wire/name';
 
 /** the schema of dnstap.proto (the dnstap project's, field for field); comments ours */
@@ -108,7 +109,7 @@ export interface AnsweredQuery {
 /** What one dnstap payload is to the counts. */
 export type DnstapReading =
   | { kind: 'answer'; answer: AnsweredQuery }
-  /** a query, an update, a resolver's message: not a response to a querier, so not counted (its response is) */
+  /** a query, a resolver's message, the answer to a NOTIFY or an UPDATE: not an answer to a query, so not counted */
   | { kind: 'other'; identity: string | undefined }
   /** not a dnstap message, or a response without a readable question */
   | { kind: 'malformed'; identity: string | undefined; reason: string };
@@ -130,6 +131,8 @@ export function readDnstap(payload: Uint8Array): DnstapReading {
   const wire = message.response_message;
   if (!wire || wire.length < 12) return { kind: 'malformed', identity, reason: 'a response without its DNS message' };
   const response = Buffer.from(wire.buffer, wire.byteOffset, wire.length);
+  // the answer to a NOTIFY (RFC 1996) or an UPDATE (RFC 2136) names the zone in its question but asked for nothing
+  if (opcodeOf(response.readUInt16BE(2)) !== OPCODE.QUERY) return { kind: 'other', identity };
   if (response.readUInt16BE(4) < 1) return { kind: 'malformed', identity, reason: 'a response without a question' };
   let question: { name: string; octets: number };
   try {

@@ -16,7 +16,7 @@ import {
   MAX_DATA_FRAME,
 } from '../../src/analytics/frame-streams';
 import { encodeDnstap, MESSAGE_TYPE, readDnstap } from '../../src/analytics/dnstap';
-import { encodeMessage, FLAG } from '../../src/dns/wire/message';
+import { encodeMessage, FLAG, OPCODE } from '../../src/dns/wire/message';
 
 const stream = Buffer.concat([
   encodeControlFrame(CONTROL.READY, [DNSTAP_CONTENT_TYPE, 'protobuf:other']),
@@ -140,10 +140,20 @@ describe('dnstap payloads', () => {
     });
   });
 
-  it('passes over queries (their responses are counted) and tells a response without its message', () => {
+  it('passes over queries (their responses are counted) and answers to NOTIFY, and tells a response without its message', () => {
     expect(
       readDnstap(encodeDnstap({ identity: 'ns1', type: MESSAGE_TYPE.AUTH_QUERY, queryMessage: response('a.example.', 1, 0) })),
     ).toEqual({
+      kind: 'other',
+      identity: 'ns1',
+    });
+    // the answer to a NOTIFY asked for no name: not counted
+    const notified = encodeMessage({
+      id: 8,
+      flags: FLAG.QR | FLAG.AA | (OPCODE.NOTIFY << 11),
+      questions: [{ name: 'a.example.', type: 6, klass: 1 }],
+    });
+    expect(readDnstap(encodeDnstap({ identity: 'ns1', type: MESSAGE_TYPE.AUTH_RESPONSE, responseMessage: notified }))).toEqual({
       kind: 'other',
       identity: 'ns1',
     });
