@@ -101,6 +101,45 @@ test('a delegation still queried below it is in use; one nobody asks for is not'
   expect(warnings.find((w) => w.code === 'DELEGATION_IN_USE')!.message).toContain('names at or below it are still queried');
 });
 
+test("a person's single-record delete and edit are plans too: a queried record's removal is told and kept in the history", async () => {
+  const history = async () => {
+    const res = await app.gql(
+      `query($z: String!) { domain(name: $z) { serial changes(first: 1) { nodes { findings { code owner type } } } } }`,
+      {
+        z: zone,
+      },
+    );
+    expect(res.errors).toBeUndefined();
+    return res.data.domain as { serial: number; changes: { nodes: { findings: { code: string; owner: string; type: string }[] }[] } };
+  };
+  const made = await app.gql(CREATE_RECORD, { input: { zone, owner: 'single', type: 'A', rdata: '192.0.2.20', ttl: 300 } });
+  expect(made.errors).toBeUndefined();
+  const id = made.data.createRecord.id as string;
+  await queried('single', 'A', MINUTE);
+  // an edit of the queried record replaces its RRset: told, kept with the write; the record keeps its id
+  const edited = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id rdata } }`, {
+    id,
+    input: { zone, owner: 'single', type: 'A', rdata: '192.0.2.21', ttl: 300 },
+  });
+  expect(edited.errors).toBeUndefined();
+  expect(edited.data.updateRecord).toEqual({ id, rdata: '192.0.2.21' });
+  expect(edited.body.extensions?.warnings?.map((w: any) => w.code)).toEqual(['RRSET_IN_USE']);
+  expect((await history()).changes.nodes[0].findings).toEqual([{ code: 'RRSET_IN_USE', owner: 'single', type: 'A' }]);
+  // the same edit again changes nothing: refused as the record API refuses it, nothing written
+  const before = (await history()).serial;
+  const again = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, {
+    id,
+    input: { zone, owner: 'single', type: 'A', rdata: '192.0.2.21', ttl: 300 },
+  });
+  expect(errorCode(again)).toBe('DUPLICATE_RECORD');
+  expect((await history()).serial).toBe(before);
+  // its deletion is told too, and kept
+  const removed = await app.gql(`mutation($id: ID!) { removeRecord(id: $id) { id } }`, { id });
+  expect(removed.errors).toBeUndefined();
+  expect(removed.body.extensions?.warnings?.map((w: any) => w.code)).toEqual(['RRSET_IN_USE']);
+  expect((await history()).changes.nodes[0].findings).toEqual([{ code: 'RRSET_IN_USE', owner: 'single', type: 'A' }]);
+});
+
 test('the finding is kept in the history; a zone with strictChecks refuses it until forced', async () => {
   const res = await app.gql(PLAN, { zone, changes: [{ kind: 'REPLACE_RRSET', owner: 'web', type: 'A', ttl: 300, rdatas: ['192.0.2.7'] }] });
   expect(res.errors).toBeUndefined();
