@@ -401,3 +401,51 @@ describe('a plan is a value', () => {
     expect(other.soa.soaRdata).toContain(' 1800 ');
   });
 });
+
+/*
+ * A person's single-record writes (RecordsService, through ZoneChangesService.applyOne) are plans of one change:
+ * createRecord an ADD, updateRecord a REPLACE by id written in place (the record keeps its id), removeRecord a
+ * REMOVE by id. The same planner, the same refusals, and planning again what the write made plans nothing.
+ */
+describe("a person's single-record write is a plan of one change", () => {
+  const zone = zoneOf(WWW, ['www A 300 192.0.2.9']);
+  const www1 = zone.records.find((r) => r.owner === 'www' && r.rdata === '192.0.2.1')!;
+
+  test('a create is one ADD; a record kept disabled is enabled by it; planned again, it plans nothing', () => {
+    const created = planned(zone, { changes: [{ kind: 'ADD', owner: 'www', type: 'A', ttl: 300, rdata: '192.0.2.9' }] });
+    expect(created.insertions).toEqual([{ record: expect.objectContaining({ rdata: '192.0.2.9' }), toggled: true }]);
+    expect(created.disabled.removed).toEqual([read('www A 300 192.0.2.9')]);
+    const after = applied(zone, created);
+    expect(
+      planChangesNothing(
+        planned(after, { changes: [{ kind: 'EXTEND_RRSET', owner: 'www', type: 'A', ttl: 300, rdatas: ['192.0.2.9'] }] }),
+        after,
+      ),
+    ).toBe(true);
+  });
+
+  test('an edit is one REPLACE by id, written in place: its removal and insertion are the row kept with its id', () => {
+    const parsed = parseZoneChanges(
+      ZONE,
+      [{ kind: 'REPLACE', id: www1.id, owner: 'www', type: 'A', ttl: 300, rdata: '192.0.2.3' }],
+      DEFAULT_ALLOWED_TTLS,
+    );
+    const outcome = planChangeSet(zone, parsed, { editInPlace: www1.id });
+    if ('refusal' in outcome) throw outcome.refusal;
+    expect(outcome.plan.inPlace).toEqual({ row: www1, record: expect.objectContaining({ owner: 'www', rdata: '192.0.2.3' }) });
+    expect(outcome.plan.removals.map((r) => r.row)).toEqual([www1]);
+    // without editInPlace (a change set's REPLACE by id) the row is removed and another inserted
+    const asSet = planChangeSet(zone, parsed);
+    if ('refusal' in asSet) throw asSet.refusal;
+    expect(asSet.plan.inPlace).toBeUndefined();
+  });
+
+  test('a delete is one REMOVE by id; a record the zone lacks is RECORD_NOT_FOUND, named as the set names it', () => {
+    const removed = planned(zone, { changes: [{ kind: 'REMOVE', id: www1.id }] });
+    expect(removed.removals).toEqual([{ row: www1, toggled: false }]);
+    expect(shown(applied(zone, removed)).served).toEqual(['www A 300 192.0.2.2']);
+    const missing = plan(zone, { changes: [{ kind: 'REMOVE', id: 999_999 }] });
+    expect('refusal' in missing && missing.refusal.code).toBe('RECORD_NOT_FOUND');
+    expect('refusal' in missing && missing.problems.map((p) => p.field)).toEqual(['changes[0].id']);
+  });
+});
