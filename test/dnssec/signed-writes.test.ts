@@ -30,7 +30,8 @@ afterAll(async () => {
 async function zoneStatements(work: () => Promise<unknown>): Promise<string[]> {
   statements.length = 0;
   await work();
-  return statements.filter((text) => !/pg_notify|from changes/.test(text));
+  // (and the "in use" guard's look for analytics, made at most every 10 s per process, not per write)
+  return statements.filter((text) => !/pg_notify|from changes|from "query_secondaries"/.test(text));
 }
 
 /** a zone of its own, signed with `denial` (NSEC or NSEC3) */
