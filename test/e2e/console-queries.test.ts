@@ -137,8 +137,9 @@ test('the Queries tab draws the answers per response code, a gap as a gap and a 
   expect(gaps.some((band) => band.endsWith(` ${iso(m(40))}`))).toBe(true);
   // no bar anywhere in a gap
   for (let ago = 20; ago > 12; ago--) expect(await chart.locator(`[data-start="${iso(m(ago))}"]`).count()).toBe(0);
-  const hidden = await chart.getByTestId('chart-gap').first().boundingBox();
-  expect(hidden?.height).toBeGreaterThan(100);
+  // the band spans the plot's height: a gap is seen, not an empty stretch
+  const band = await chart.getByTestId('chart-gap').first().boundingBox();
+  expect(band?.height).toBeGreaterThan(100);
 
   // the same numbers as a table: a gap says so, never 0; a minute covered in part is "at least"
   const table = page.getByTestId('traffic-table');
@@ -179,7 +180,7 @@ test('the records view says when each RRset was last queried: its time, unknown 
     .waitFor({ timeout: 20_000 });
   await lastQueried('quiet').and(page.locator('[data-last-queried="unknown"]')).waitFor({ timeout: 20_000 });
   expect(await lastQueried('web').getAttribute('data-last-queried')).toBe('seen');
-  expect(await lastQueried('web').textContent()).toMatch(/^([789]|10) minutes ago$/);
+  expect(await lastQueried('web').textContent()).toMatch(/^([789]|1[012]) minutes ago$/);
   expect(await lastQueried('quiet').textContent()).toBe('unknown');
   expect(await lastQueried('quiet').getAttribute('title')).toMatch(/have a gap/);
   // the SOA is never asked for in these counts either: unknown too
