@@ -134,6 +134,11 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
           CreatedInvitation: embedded,
           CreatedApiKey: embedded,
           CreatedTsigKey: embedded,
+          // a zone's traffic: values of the window asked for (docs/analytics.md)
+          QueryStats: embedded,
+          QueryBucket: embedded,
+          QueryCount: embedded,
+          QueriedName: embedded,
         },
         updates: {
           Mutation: {

@@ -16,9 +16,10 @@ import {
 import { RecordForm } from './record-form';
 import type { RecordTypeInfo } from './rdata';
 import { LoadFailure } from './load-failure';
+import { type Coverage, LastQueried, useQueryCoverage } from './last-queried';
 
 export type RecordRow = ZoneRecordsQuery['records']['nodes'][number];
-type SortKey = 'owner' | 'type' | 'ttl' | 'rdata' | 'comment';
+type SortKey = 'owner' | 'type' | 'ttl' | 'rdata' | 'comment' | 'lastQueried';
 
 /** records per request: a 10,000-record zone is 10 requests, shown as they come */
 const PAGE_SIZE = 1000;
@@ -38,6 +39,7 @@ const COLUMNS: [SortKey, string][] = [
   ['ttl', 'TTL'],
   ['rdata', 'Value'],
   ['comment', 'Comment'],
+  ['lastQueried', 'Last queried'],
 ];
 
 /** one collator for every comparison (10,000 rows sort in ~10^5 comparisons); numeric: h2 before h10, 10.0.0.9 before 10.0.0.10 */
@@ -80,6 +82,8 @@ export function Records(props: {
   // the records picked for a bulk change (by id), and whether the table shows records or RRsets
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [view, setView] = useState<'records' | 'rrsets'>('records');
+  // what tells a never-queried RRset from one asked for while nobody counted: read once per load of the table
+  const coverage = useQueryCoverage(zone, reload);
   const [, deleteRecord] = useMutation(DeleteRecordDocument);
   const [, applyChanges] = useMutation(ApplyZoneChangesDocument);
   /** DISABLE or ENABLE of one record: one change set, said in the status line like a save */
@@ -328,7 +332,7 @@ export function Records(props: {
           {visible.length === 0 && !loading ? (
             <p className="empty">{rows.length === 0 ? 'This zone has no records of this type yet.' : 'No record matches the filter.'}</p>
           ) : view === 'rrsets' ? (
-            <RrsetTable rows={visible} selected={selected} onToggle={toggleSelected} />
+            <RrsetTable rows={visible} selected={selected} onToggle={toggleSelected} coverage={coverage} />
           ) : (
             <div className="grid-scroll" ref={scroller} tabIndex={0} role="region" aria-label="Records table">
               <table className="records" aria-rowcount={visible.length + 1}>
@@ -374,7 +378,7 @@ export function Records(props: {
                 <tbody>
                   {padTop > 0 && (
                     <tr aria-hidden="true" style={{ height: padTop }}>
-                      <td colSpan={7} />
+                      <td colSpan={8} />
                     </tr>
                   )}
                   {items.map((item) => {
@@ -399,6 +403,9 @@ export function Records(props: {
                         </td>
                         <td className="col-comment" title={r.comment ?? undefined}>
                           {r.comment}
+                        </td>
+                        <td className="col-lastQueried">
+                          <LastQueried at={r.lastQueried ?? null} coverage={coverage} />
                         </td>
                         <td className="col-actions">
                           {r.permissions.edit && (
@@ -439,7 +446,7 @@ export function Records(props: {
                   })}
                   {padBottom > 0 && (
                     <tr aria-hidden="true" style={{ height: padBottom }}>
-                      <td colSpan={7} />
+                      <td colSpan={8} />
                     </tr>
                   )}
                 </tbody>
@@ -638,7 +645,12 @@ function BulkPanel(props: {
 const MAX_RRSETS_SHOWN = 500;
 
 /** the records grouped by name and type (the RRsets the DNS serves), each with its TTL and values */
-function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; onToggle: (ids: string[], on: boolean) => void }) {
+function RrsetTable(props: {
+  rows: RecordRow[];
+  selected: ReadonlySet<string>;
+  onToggle: (ids: string[], on: boolean) => void;
+  coverage: Coverage;
+}) {
   const groups = useMemo(() => {
     const byKey = new Map<string, RecordRow[]>();
     for (const r of props.rows) {
@@ -677,6 +689,9 @@ function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; o
               <th scope="col" className="col-comment">
                 Comment
               </th>
+              <th scope="col" className="col-lastQueried">
+                Last queried
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -710,6 +725,9 @@ function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; o
                   </td>
                   <td className="col-comment" title={first.comment ?? undefined}>
                     {first.comment}
+                  </td>
+                  <td className="col-lastQueried">
+                    <LastQueried at={first.lastQueried ?? null} coverage={props.coverage} />
                   </td>
                 </tr>
               );

@@ -23,6 +23,7 @@ import { SecondaryPanel } from './secondary';
 import { ReviewQueue } from './review';
 import { ViewPanel, ViewSwitch } from './views';
 import { LoadFailure } from './load-failure';
+import { TrafficPanel } from './traffic';
 
 /** the tabs, each with the permission it needs (Domain.permissions; none: every reader) */
 const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragment | null])[] = [
@@ -31,6 +32,7 @@ const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragm
   ['history', 'History', null],
   ['review', 'Review', null],
   ['propagation', 'Propagation', null],
+  ['queries', 'Queries', null],
   ['file', 'Zone file', null],
   ['dnssec', 'DNSSEC', null],
   ['health', 'Health', null],
@@ -233,6 +235,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         />
       ) : shownTab === 'propagation' ? (
         <PropagationView zone={zone} />
+      ) : shownTab === 'queries' ? (
+        <TrafficPanel zone={zone} />
       ) : shownTab === 'file' ? (
         <ZoneFile zone={zone} canImport={can.editRecords} onImported={refresh} />
       ) : shownTab === 'dnssec' ? (

@@ -483,6 +483,9 @@ export type PolicyRuleInput = {
 /** pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error); no_secondaries (of a zone only): SECONDARIES is empty, nothing to propagate to. */
 export type PropagationState = 'error' | 'in_sync' | 'no_secondaries' | 'pending';
 
+/** A bucket’s length. Minutes are kept ANALYTICS_MINUTES_KEEP_HOURS, hours ANALYTICS_HOURS_KEEP_DAYS, days ANALYTICS_DAYS_KEEP_DAYS: a window reaching further back is answered in the longer step (QueryStats.step). */
+export type QueryStep = 'DAY' | 'HOUR' | 'MINUTE';
+
 /** RP RDATA (RFC 1183 §2.2). */
 export type RpDataInput = {
   /** mailbox with the @ written as a dot; '.' for none */
@@ -894,6 +897,7 @@ export type ZoneRecordsQuery = {
       ttl: number;
       rdata: string;
       comment: string | null;
+      lastQueried: string | null;
       permissions: { edit: boolean; delete: boolean };
     }>;
   };
@@ -2810,6 +2814,43 @@ export type ClearViewOverlayMutationVariables = Exact<{
 
 export type ClearViewOverlayMutation = { clearViewOverlay: number };
 
+export type ZoneQueriesQueryVariables = Exact<{
+  zone: string;
+  since: string;
+  step: QueryStep;
+  first: number;
+}>;
+
+export type ZoneQueriesQuery = {
+  domain: {
+    id: string;
+    queries: {
+      since: string;
+      until: string;
+      step: number;
+      buckets: Array<{
+        start: string;
+        total: number | null;
+        coverage: number;
+        missing: Array<string>;
+        droppedFrames: number;
+        counts: Array<{ rcode: string | null; count: number }>;
+      }>;
+    };
+    topQueriedNames: Array<{ owner: string; count: number }>;
+    topNxdomainNames: Array<{ owner: string; count: number }>;
+  };
+};
+
+export type ZoneQueryCoverageQueryVariables = Exact<{
+  zone: string;
+  since: string;
+}>;
+
+export type ZoneQueryCoverageQuery = {
+  domain: { id: string; queries: { step: number; buckets: Array<{ start: string; total: number | null; coverage: number }> } };
+};
+
 export const ZonePermissionsFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -4047,6 +4088,7 @@ export const ZoneRecordsDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'lastQueried' } },
                       {
                         kind: 'Field',
                         name: { kind: 'Name', value: 'permissions' },
@@ -10574,3 +10616,238 @@ export const ClearViewOverlayDocument = {
     },
   ],
 } as unknown as DocumentNode<ClearViewOverlayMutation, ClearViewOverlayMutationVariables>;
+export const ZoneQueriesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneQueries' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'DateTimeISO' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'step' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'QueryStep' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'queries' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'since' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'step' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'step' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'by' },
+                      value: { kind: 'ListValue', values: [{ kind: 'EnumValue', value: 'RCODE' }] },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'until' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'buckets' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'start' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'coverage' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'missing' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'droppedFrames' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'counts' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'rcode' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'topQueriedNames' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'since' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'first' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  alias: { kind: 'Name', value: 'topNxdomainNames' },
+                  name: { kind: 'Name', value: 'topQueriedNames' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'since' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'rcode' },
+                      value: { kind: 'StringValue', value: 'NXDOMAIN', block: false },
+                    },
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'first' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+                    },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneQueriesQuery, ZoneQueriesQueryVariables>;
+export const ZoneQueryCoverageDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneQueryCoverage' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'DateTimeISO' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'queries' },
+                  arguments: [
+                    {
+                      kind: 'Argument',
+                      name: { kind: 'Name', value: 'since' },
+                      value: { kind: 'Variable', name: { kind: 'Name', value: 'since' } },
+                    },
+                    { kind: 'Argument', name: { kind: 'Name', value: 'step' }, value: { kind: 'EnumValue', value: 'HOUR' } },
+                    { kind: 'Argument', name: { kind: 'Name', value: 'by' }, value: { kind: 'ListValue', values: [] } },
+                  ],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'buckets' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'start' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'total' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'coverage' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneQueryCoverageQuery, ZoneQueryCoverageQueryVariables>;
