@@ -1,10 +1,11 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
 import { freePort } from '../support/free-port';
+import { startServiceProcess } from '../support/service-process';
 import { waitUntil } from '../support/wait-for';
 
 /**
@@ -12,7 +13,6 @@ import { waitUntil } from '../support/wait-for';
  * embedded PostgreSQL included) and SIGTERM to node alone. The service stops in order, exits 0 without a
  * stack trace, lets a request in flight finish, and starts again on the same data folder with the data kept.
  */
-const root = path.resolve(__dirname, '..', '..');
 const API_KEY = 'signals-admin-key-0123456789abcdef';
 
 interface Started {
@@ -38,38 +38,30 @@ async function start(command: string[], dataDir: string): Promise<Started> {
 async function startOnce(command: string[], dataDir: string): Promise<Started | { output: string }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     DATA_DIR: dataDir,
     PORT: String(port),
     HOST: '127.0.0.1',
     DNS_LISTEN: `127.0.0.1:${await freePort()}`,
     API_KEY,
     LOG_LEVEL: 'info',
+    DATABASE_URL: undefined,
   };
-  delete env.DATABASE_URL;
   // a process group of its own, as a shell gives a foreground job
-  const child = spawn(command[0], command.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  // 'close' comes after the process's streams ended: the output is whole when `exited` resolves
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const service = startServiceProcess(env, { command, processGroup: true });
+  // the output is whole once every process of the group closed it
+  const exited = service.closed.then(({ code }) => code);
   // started when every role listens: the DNS primary starts after the HTTP API, and a DNS port it cannot take
   // stops the HTTP API again (main.ts: no half-running service), so the HTTP line alone is not a started service
-  const started = () => output.includes('HTTP API listening') && output.includes('DNS primary listening');
+  const started = () => service.output().includes('HTTP API listening') && service.output().includes('DNS primary listening');
   for (let waited = 0; !started(); waited += 100) {
-    if (child.exitCode !== null) {
+    if (service.child.exitCode !== null) {
       await exited;
-      return { output };
+      return { output: service.output() };
     }
-    if (waited > 60_000) throw new Error(`the service did not start:\n${output}`);
+    if (waited > 60_000) throw new Error(`the service did not start:\n${service.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, port, output: () => output, exited };
+  return { child: service.child, port, output: service.output, exited };
 }
 
 async function post(port: number, query: string): Promise<any> {

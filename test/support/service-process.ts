@@ -14,6 +14,8 @@ export interface ServiceProcess {
   output(): string;
   /** how it ended, once it has (its exit code, or the signal that ended it) */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** as `exited`, once its output streams closed too (every process that held them, a process group's, is gone) */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** sends the signal (SIGTERM: an orderly stop) and waits for the process to end */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -28,25 +30,38 @@ export interface ServiceProcessOptions {
    * that must read no setting of the test's (DATABASE_URL, …)
    */
   ownEnvironment?: boolean;
+  /** the command as a user types it (`npm run serve --silent`); the built service under this node by default */
+  command?: string[];
+  /** a process group of its own, as a shell gives a foreground job (Ctrl-C reaches the whole group) */
+  processGroup?: boolean;
 }
 
 export function startServiceProcess(env: NodeJS.ProcessEnv, options: ServiceProcessOptions = {}): ServiceProcess {
   const spawn =
     options.spawn ??
     ((command: string, args: string[], childEnv: NodeJS.ProcessEnv) =>
-      spawnChild(command, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+      spawnChild(command, args, { cwd: ROOT, env: childEnv, detached: options.processGroup, stdio: ['ignore', 'pipe', 'pipe'] }));
   const childEnv = options.ownEnvironment ? { PATH: process.env.PATH, ...env } : { ...process.env, ...env };
-  const child = spawn(process.execPath, [...(options.nodeOptions ?? []), path.join(ROOT, 'dist', 'src', 'main.js')], childEnv);
+  const [command, ...args] = options.command ?? [
+    process.execPath,
+    ...(options.nodeOptions ?? []),
+    path.join(ROOT, 'dist', 'src', 'main.js'),
+  ];
+  const child = spawn(command, args, childEnv);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     output: () => output,
     exited,
+    closed,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill(signal);
