@@ -36,6 +36,7 @@ import type { KeyEventReason } from '../../repositories/dnssec-key-events';
 import type { DnssecWriter } from './dnssec-writer';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf } from './zone-keys';
+import { SIGNER_STEP } from './signer-principal';
 
 /** the step an algorithm roll is at (docs/dnssec.md, «Algorithm rollover») */
 export type AlgorithmRollStep = 'NEW_SIGNATURES' | 'NEW_DNSKEYS' | 'NEW_DS' | 'OLD_DNSKEYS_REMOVED';
@@ -96,7 +97,7 @@ export async function startAlgorithmRoll(
   zone: { id: number },
   algorithm: DnssecAlgorithm,
 ): Promise<void> {
-  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', writer: SIGNER_STEP }, async (change) => {
     if (!change.zone.dnssec)
       throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
         { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },

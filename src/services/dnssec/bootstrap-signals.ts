@@ -5,7 +5,7 @@
  * validates them through S's chain of trust and takes Z's first DS with no person between.
  *
  * Kept in step with Z (§4.1: identical to the RRsets at the child's apex; §4.2 has the parent abort otherwise): written through the write engine
- * as a change of S by the signer (`bootstrapSignals`), which signs it in S's serial step; rewritten when Z's
+ * as a change of S by the signer (the `bootstrap` writer, write-engine/writers.ts), which signs it in S's serial step; rewritten when Z's
  * keys step (key-rollover.ts, dnssec.service.ts), and removed when Z stops publishing CDS/CDNSKEY (a double-DS
  * roll's middle steps: no CDS can say the DS wanted then), starts going unsigned (its CDS asks for deletion,
  * which is no bootstrap), is unsigned or deleted, or no longer names N. A sweep by the worker reconciles every
@@ -176,8 +176,7 @@ async function writeSignals(
     {
       zone: { id: zoneId },
       touching: { owners, recordIds: [] },
-      bootstrapSignals: true,
-      serviceNote: 'RFC 9615 signalling records (CDS/CDNSKEY of the zones served by its nameservers)',
+      writer: { kind: 'bootstrap', note: 'RFC 9615 signalling records (CDS/CDNSKEY of the zones served by its nameservers)' },
     },
     async (change) => {
       const at = new Set(owners);

@@ -48,6 +48,7 @@ import {
 } from './foreign-keys';
 import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 import type { PageRequest } from '../../repositories/read-model';
+import { SIGNER_STEP } from './signer-principal';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -176,7 +177,7 @@ export class DnssecService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: normaliseZoneName(input.zone) }, owner: '@', signatureOnly: true },
+      { zone: { name: normaliseZoneName(input.zone) }, owner: '@', writer: SIGNER_STEP },
       async (change) => {
         if (change.zone.dnssec)
           throw new DomainError('DNSSEC_ALREADY_ENABLED', undefined, [
@@ -258,7 +259,7 @@ export class DnssecService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: normaliseZoneName(zoneName) }, owner: '@', signatureOnly: true },
+      { zone: { name: normaliseZoneName(zoneName) }, owner: '@', writer: SIGNER_STEP },
       async (change) => {
         if (!change.zone.dnssec)
           throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [field('zone', 'DNSSEC_NOT_ENABLED', 'zone: the zone is not signed')]);

@@ -41,7 +41,7 @@ import type { DnssecWriter } from './dnssec-writer';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
 import { dsRecordsOf } from './zone-keys';
-import { SIGNER } from './signer-principal';
+import { SIGNER, SIGNER_STEP } from './signer-principal';
 
 /** the most foreign DNSKEYs a zone holds: two providers' KSK and ZSK, each with a roll under way, and room */
 export const MAX_FOREIGN_KEYS = 8;
@@ -174,7 +174,7 @@ function changeSignedZone<T>(
   zone: { id: number },
   work: (change: ZoneChange, sql: Sql) => Promise<T>,
 ): Promise<T> {
-  return writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+  return writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', writer: SIGNER_STEP }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy) throw notSigned();
     if (policy.state === 'disabling') throw disabling();
@@ -252,7 +252,7 @@ export async function removeForeignKey(
     db,
     settings,
     principal,
-    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    { zone: { id: zone.id }, owner: '@', writer: SIGNER_STEP },
     async (change) => {
       if (!change.zone.dnssec) throw notSigned();
       change.requireLock();
@@ -368,7 +368,7 @@ async function followForeignKeys(
     db,
     settings,
     SIGNER,
-    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    { zone: { id: zone.id }, owner: '@', writer: SIGNER_STEP },
     async (change) => {
       const policy = change.zone.dnssec;
       if (!policy || policy.state === 'disabling') return false;

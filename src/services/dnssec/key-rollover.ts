@@ -52,7 +52,7 @@ import type { ZoneChange } from '../write-engine/staging';
 import { signerRemovals } from './zone-signing';
 import { dsRecordsOf, inParentDs } from './zone-keys';
 import { syncBootstrapSignals } from './bootstrap-signals';
-import { SIGNER } from './signer-principal';
+import { SIGNER, SIGNER_STEP } from './signer-principal';
 import { appendEvent } from '../../repositories/events';
 import { deleteForeignKeysOfZone, foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 import { zonesByName } from '../../repositories/dnssec-signals';
@@ -78,7 +78,7 @@ export async function startRoll(
   zone: { name: string } | { id: number },
   role: RollRole,
 ): Promise<void> {
-  const parentWork = await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  const parentWork = await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', writer: SIGNER_STEP }, async (change) => {
     if (!change.zone.dnssec)
       throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
         { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
@@ -132,7 +132,7 @@ export async function confirmDsPublished(
   how: { reason: PlannedEventReason; dsTtl?: number },
 ): Promise<void> {
   const dsTtl = how.dsTtl ?? 0;
-  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', writer: SIGNER_STEP }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
@@ -164,7 +164,7 @@ export async function confirmDsRemoved(
   zone: { name: string } | { id: number },
   dsTtl = 0,
 ): Promise<void> {
-  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', writer: SIGNER_STEP }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
@@ -197,7 +197,7 @@ export async function beginDisable(
     db,
     settings,
     principal,
-    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    { zone: { id: zone.id }, owner: '@', writer: SIGNER_STEP },
     async (change) => {
       const policy = change.zone.dnssec;
       if (!policy) throw notSigned();
@@ -238,7 +238,7 @@ export async function beginDisable(
   const removed = await writeParentDs(writer, db, settings, { child: zone.name, ds: [] });
   if (removed) {
     // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
-    await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', writer: SIGNER_STEP }, async (change) => {
       change.requireLock();
       await setDisabling(change.connection, zone.id, after(removed.ttl + settings.dnssecPropagationDelay));
     });
@@ -285,7 +285,7 @@ export async function advanceKeyRolls(writer: DnssecWriter, db: Database, settin
       db,
       settings,
       SIGNER,
-      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      { zone: { id: zoneId }, owner: '@', writer: SIGNER_STEP },
       async (change) => {
         zoneName = change.zone.name;
         if (!change.zone.dnssec) return undefined;

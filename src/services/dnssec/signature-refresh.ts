@@ -22,7 +22,7 @@ import {
   signerRecordsAt,
 } from '../../repositories/dnssec';
 import type { DnssecWriter } from './dnssec-writer';
-import { SIGNER } from './signer-principal';
+import { SIGNER, SIGNER_STEP } from './signer-principal';
 import { signatureWindow, signerRemovals, signerRows } from './zone-signing';
 import { zoneKeysOf } from './zone-keys';
 
@@ -53,7 +53,7 @@ export async function refreshZone(
       db,
       settings,
       SIGNER,
-      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      { zone: { id: zoneId }, owner: '@', writer: SIGNER_STEP },
       async (change) => {
         if (!change.zone.dnssec) return { remade: 0, more: false };
         const sql = change.connection;

@@ -167,7 +167,7 @@ export class DnssecZoneSigner implements ZoneSigner {
     // consistent with the keys)
     // (but the signalling records the signer itself publishes below `_signal`, RFC 9615: bootstrap-signals.ts)
     const managed = [...change.added, ...change.removed].find(
-      (r) => SIGNER_OWNED_TYPES.has(r.type) && !(change.bootstrapSignals && isSignalRecord(r)),
+      (r) => SIGNER_OWNED_TYPES.has(r.type) && !(change.gates.signalRecords && isSignalRecord(r)),
     );
     if (managed) {
       const message = `type: the signer keeps ${managed.type} records in a signed zone`;

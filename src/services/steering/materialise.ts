@@ -41,7 +41,7 @@ export async function publishSteeredZone(engine: WriteEngine, db: Database, sett
     db,
     settings,
     SERVICE,
-    { zone: { id: domainId }, owner: '@', serviceNote: STEERING_AUTHOR, steering: true },
+    { zone: { id: domainId }, owner: '@', writer: { kind: 'service', note: STEERING_AUTHOR } },
     async (change) => {
       // several statements (the rows, what is served, the events): a transaction holding the zone row's lock
       change.requireLock();

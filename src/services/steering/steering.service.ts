@@ -141,7 +141,7 @@ export class SteeringService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: zone }, owner: '@', steering: true },
+      { zone: { name: zone }, owner: '@', writer: { kind: 'steering' } },
       async (change) => {
         change.requireLock();
         if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
@@ -237,7 +237,7 @@ export class SteeringService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: zone }, owner: '@', steering: true },
+      { zone: { name: zone }, owner: '@', writer: { kind: 'steering' } },
       async (change) => {
         change.requireLock();
         if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
@@ -256,7 +256,7 @@ export class SteeringService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: zone }, owner, steering: true },
+      { zone: { name: zone }, owner, writer: { kind: 'steering' } },
       async (change) => {
         change.requireLock();
         const definition = await this.parseRrset(ctx, change, input);
@@ -340,7 +340,8 @@ export class SteeringService {
     const dynamic = decodeOctodnsDynamic(content);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(ctx, zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
+    const request = { zone: { name: zone }, owner, writer: { kind: 'steering' as const } };
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
       change.requireLock();
       // as createRrset: the definition is a write of the RRset, whether or not its served records change now
       requireAllowed(ctx.principal.policy, { zone, owner, type: dynamic.type, access: 'write' });
@@ -401,7 +402,8 @@ export class SteeringService {
   async deleteOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string): Promise<void> {
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(ctx, zone, { owner: ownerName, type: 'A', pools: [] });
-    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner, steering: true }, async (change) => {
+    const request = { zone: { name: zone }, owner, writer: { kind: 'steering' as const } };
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, request, async (change) => {
       change.requireLock();
       const removed = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner && r.luaContent != null);
       if (!removed.length) return;
@@ -435,7 +437,7 @@ export class SteeringService {
         ctx.db,
         this.settings,
         ctx.principal,
-        { zone: { id: domainId }, owner: '@', steering: true },
+        { zone: { id: domainId }, owner: '@', writer: { kind: 'steering' } },
         async (change) => {
           change.requireLock();
           const current = await checkById(change.connection, id);
@@ -455,7 +457,7 @@ export class SteeringService {
         ctx.db,
         this.settings,
         ctx.principal,
-        { zone: { id: domainId }, owner: '@', steering: true },
+        { zone: { id: domainId }, owner: '@', writer: { kind: 'steering' } },
         async (change) => {
           change.requireLock();
           const current = await rrsetById(change.connection, id);

@@ -92,7 +92,7 @@ export async function applyTransfer(
     db,
     settings,
     transferPrincipal(from),
-    { zone: { id: zone.id }, allRecords: true, transfer: true },
+    { zone: { id: zone.id }, allRecords: true, writer: { kind: 'transfer' } },
     async (change) => {
       if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
       // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
@@ -136,7 +136,7 @@ export async function applyIncremental(
   transfer: { soa: TransferredRecord & { value: { serial: number } }; steps: IxfrStep[] },
 ): Promise<void> {
   const owners = [...new Set(transfer.steps.flatMap((step) => [...step.removed, ...step.added].map((r) => r.owner)))];
-  const request = { zone: { id: zone.id }, touching: { owners, recordIds: [] }, transfer: true };
+  const request = { zone: { id: zone.id }, touching: { owners, recordIds: [] }, writer: { kind: 'transfer' as const } };
   await engine.changeZone(db, settings, transferPrincipal(from), request, async (change) => {
     if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
     change.requireLock();

@@ -19,6 +19,7 @@ import type { ZoneChange, ZoneChangeRequest } from './staging';
 import { ZoneChangeLimits } from '../rate-limits';
 import { ZoneHeads } from './zone-heads';
 import type { ZoneSigner } from './signing';
+import { gatesOf } from './writers';
 import { journalWholeZone } from './whole-zone';
 import type { DnssecPolicy } from '../../repositories/dnssec';
 import type { ViewStep } from '../../repositories/views';
@@ -111,10 +112,9 @@ export class WriteEngine {
         // is admitted by the rate at its write, after every refusal of what it is (the key's policy, the zone's
         // rules, a locked RRset: staging.ts `admitWith`), so that a change refused, a dry run or one that changes
         // nothing takes none, and a key that may not write the zone cannot spend its budget; a change decided again
-        // (the zone moved, or it runs on its own after a failed batch) is the same change. A change of the zone's
-        // rules writes no serial step and takes none.
-        const limits =
-          principal.kind === 'user' && !write.request.signatureOnly && !write.request.rules ? this.zoneChangeLimits : undefined;
+        // (the zone moved, or it runs on its own after a failed batch) is the same change. Which writers take one:
+        // writers.ts (a signer's step and a change of the zone's rules take none).
+        const limits = principal.kind === 'user' && gatesOf(write.request.writer).rate ? this.zoneChangeLimits : undefined;
         let counted = !limits;
         // a change refused by the rate stays refused when it is decided again (on a read after the zone's head,
         // optimistic.ts): its refusal does not depend on the zone's records
@@ -229,4 +229,5 @@ export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
 export { applyChangePlan, dryRunChangePlan } from './apply-plan';
 export type { ZoneChangeRequest } from './staging';
+export type { Writer, WriterKind, WriterGates } from './writers';
 export type { ChangeToSign, ZoneSigner } from './signing';

@@ -4,6 +4,7 @@ import type { JournalRecord } from '../../entities/change.entity';
 import type { DnssecPolicy, SignerQuestions, SignerRow } from '../../repositories/dnssec';
 import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 import type { ViewStep } from '../../repositories/views';
+import type { WriterGates } from './writers';
 
 /**
  * The signing of a signed zone's changes (DNSSEC, RFC 4033–4035), as the write engine asks for it: a port the
@@ -17,8 +18,8 @@ import type { ViewStep } from '../../repositories/views';
  * (the SOA's own RRSIG covers the new serial), before the write: it stages the signer's records with
  * `change.stageSigner`, which are written to `dnssec_records` and journalled with the rest.
  *
- * Steps of the signer's own (a refresh, a key step) are changes of kind `zone-signed`
- * (`ZoneChangeRequest.signatureOnly`): they name no author and the history skips them.
+ * Steps of the signer's own (a refresh, a key step) are changes of kind `zone-signed` (the `signer` writer,
+ * writers.ts): they name no author and the history skips them.
  */
 export interface ZoneSigner {
   /**
@@ -59,7 +60,7 @@ export interface ChangeToSign {
   readonly signingPlan: { mode: SigningMode; policy: DnssecPolicy } | undefined;
   /** the connection the change reads and writes on (the signer reads the signed zone through it) */
   readonly connection: Sql;
-  /** a change of the signer's RFC 9615 signalling records (`ZoneChangeRequest.bootstrapSignals`) */
-  readonly bootstrapSignals: boolean;
+  /** the gates of the change's writer (writers.ts): `signalRecords`, the signer's RFC 9615 signalling records */
+  readonly gates: Readonly<Pick<WriterGates, 'signalRecords'>>;
   stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void;
 }

@@ -13,7 +13,7 @@ import { nextSerial, serialAdd, serialGreaterThan } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
 import type { JournalCommentChange, JournalFinding, JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
-import { changeAuthor, type Principal } from '../../auth/principal';
+import { changeAuthor, type ChangeAuthorFields, type Principal } from '../../auth/principal';
 import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
@@ -28,6 +28,7 @@ import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
 import { guardsOfZone } from '../../repositories/protected-rrsets';
 import { refuseGuarded } from './rrset-guards';
+import { gatesOf, noteOf, type Writer, type WriterGates } from './writers';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -48,52 +49,16 @@ export const journalRecord = (record: JournalRecord): JournalRecord => ({
  */
 export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   /**
-   * A change made by the signer alone (re-signing expiring RRSIGs, a key step, DNSSEC enabled or disabled):
-   * written as every change is (its serial step, its journal row of kind `zone-signed`, IXFR), but not a
-   * user's change, so it names no author.
+   * Who writes the change, which decides the gates it passes through (writers.ts, `WRITER_GATES`); none: a
+   * person's or a key's change, held to every gate.
    */
-  signatureOnly?: boolean;
-  /**
-   * A secondary zone's transfer from its primaries (worker/secondary-zones.ts): the one change a zone of kind
-   * secondary takes; every other is refused (ZONE_IS_SECONDARY).
-   */
-  transfer?: boolean;
-  /**
-   * A change of the A/AAAA flattened from ALIAS/ANAME records alone (alias-flattening.ts): the service's own
-   * records, not the zone's data, so a secondary zone takes it too (its data stays the primary's: the next
-   * transfer leaves these rows alone, services/transfers/secondary-zones.service.ts). In a secondary zone the serial steps
-   * by one, keeping it as near the primary's as it can be (docs/transfers.md, «ALIAS in secondary zones»).
-   */
-  derived?: boolean;
-  /**
-   * A change the service makes on its own (an ALIAS refresh, docs/templates-and-alias.md): a change of the
-   * zone's records like a person's, with no person as its author; the history shows this note instead.
-   */
-  serviceNote?: string;
-  /**
-   * A change of the signalling records (CDS/CDNSKEY below `_signal`) that the signer publishes in this zone for
-   * the signed zones whose nameservers it names (RFC 9615; dnssec/bootstrap-signals.ts): the signer's own
-   * records in another zone, which it alone may write, as it alone writes the apex's CDS/CDNSKEY.
-   */
-  bootstrapSignals?: boolean;
+  writer?: Writer;
   /**
    * A zone that requires approvals (docs/changes.md, «Review») takes a person's or a key's change only as a
    * change request: `plan` is a dry run (it writes nothing), `approved` a change request applied once approved
    * or at its time (services/zones/change-requests.service.ts). Any other such change is refused, ZONE_UNDER_REVIEW.
    */
   review?: 'plan' | 'approved';
-  /**
-   * A change of steering's (services/steering, docs/steering.md): a steered RRset's or a check's definition, a
-   * report, with the served records they lead to. Its author is whoever asked, but a steered RRset's records are
-   * steering's to write: every other write that would change one is refused (RRSET_STEERED, `commit`).
-   */
-  steering?: boolean;
-  /**
-   * A change of the zone's rules (services/zones/protected-rrsets.service.ts: an RRset locked or unlocked,
-   * strictChecks), made in the zone's turn holding its row's lock: no change of its records, so a zone under review
-   * takes it (a rule is no change request's) and it takes none of the zone's changes per second.
-   */
-  rules?: boolean;
 };
 
 /** an ALIAS or ANAME: its addresses come from a resolver (alias-flattening.ts) */
@@ -204,9 +169,17 @@ export class ZoneChange implements ChangeToSign {
     return this.expect !== undefined;
   }
 
-  /** the signer's RFC 9615 signalling records, written by the signer (`ZoneChangeRequest.bootstrapSignals`) */
-  get bootstrapSignals(): boolean {
-    return !!this.request.bootstrapSignals;
+  /** the gates of the change's writer (writers.ts) */
+  get gates(): Readonly<WriterGates> {
+    return gatesOf(this.request.writer);
+  }
+
+  /** whom the change's journal row names: its principal, its writer's note, or nobody (`WriterGates.author`) */
+  private get author(): ChangeAuthorFields | undefined {
+    const { author } = this.gates;
+    if (author === 'none') return undefined;
+    const note = author === 'note' ? noteOf(this.request.writer) : undefined;
+    return note !== undefined ? { keyName: note } : changeAuthor(this.principal);
   }
 
   /**
@@ -299,7 +272,7 @@ export class ZoneChange implements ChangeToSign {
 
   /** the worker's addresses of an ALIAS/ANAME are its own: a person changes the ALIAS, not them */
   private refuseDerived(record: StoredRow): void {
-    if (!record.derived || this.request.serviceNote !== undefined) return;
+    if (!record.derived || !this.gates.derivedRows) return;
     const message = `id: the ${record.type} ${record.rdata} at ${record.owner} is derived from its ALIAS or ANAME and is read-only; change the ALIAS instead`;
     throw new DomainError('RECORD_DERIVED', message, [{ field: 'id', code: 'RECORD_DERIVED', message }]);
   }
@@ -334,8 +307,8 @@ export class ZoneChange implements ChangeToSign {
    */
   async writeViewOverlay(write: Omit<Parameters<typeof writeOverlay>[1], 'author'>): Promise<number> {
     this.requireLock();
-    const author = this.request.serviceNote !== undefined ? { keyName: this.request.serviceNote } : changeAuthor(this.principal);
-    const serial = await writeOverlay(this.sql, { ...write, author });
+    // an overlay's change always names its author: the principal where the writer's names nobody
+    const serial = await writeOverlay(this.sql, { ...write, author: this.author ?? changeAuthor(this.principal) });
     const policy = this.zone.dnssec;
     if (policy) await this.signer.signViews(this.sql, this.zone, policy, [{ viewId: write.viewId, serial }], this.settings);
     return serial;
@@ -399,9 +372,9 @@ export class ZoneChange implements ChangeToSign {
     if (quota) throw quotaExceeded('maxRecordsPerZone', quota, `records in zone ${this.zone.name}`);
   }
 
-  /** a user's quota binds the user's keys; the admin and the signer are not held to it */
+  /** a user's quota binds the user's keys; the admin and the writers the quota does not hold (writers.ts) are not held to it */
   private recordQuota(): number | undefined {
-    return this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined;
+    return this.principal.kind === 'user' && this.gates.quota ? this.settings.quotas.maxRecordsPerZone : undefined;
   }
 
   /**
@@ -423,7 +396,7 @@ export class ZoneChange implements ChangeToSign {
     // owner empty, its status saying why (docs/transfers.md, «ALIAS in secondary zones»); each one named
     if (
       !this.settings.aliasResolvers.length &&
-      !this.request.transfer &&
+      this.gates.unresolvableAlias &&
       (this.inserts.some(isFlattened) || (this.update !== undefined && isFlattened(this.update)))
     ) {
       const staged = this.update ? [...this.inserts, this.update] : this.inserts;
@@ -440,7 +413,7 @@ export class ZoneChange implements ChangeToSign {
         );
       }
     }
-    if (this.zone.kind === 'secondary' && this.request.derived) {
+    if (this.zone.kind === 'secondary' && this.gates.secondary === 'flattened') {
       // the one write to a secondary zone that is not its primary's: the flattened addresses, nothing else
       const other = [...this.removed, ...this.added].find((r) => r.type !== 'A' && r.type !== 'AAAA');
       if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
@@ -454,21 +427,22 @@ export class ZoneChange implements ChangeToSign {
    * edit or delete, an import, a revert, a template). The service's own writes (the signer, a transfer, ALIAS and
    * steering refreshes) are not a person's change and pass. A steered RRset (docs/steering.md) refuses them the
    * same way, RRSET_STEERED: its records are what steering decided, and a hand edit would be undone at the next
-   * decision; steering's own changes (`ZoneChangeRequest.steering`: a definition and the records it leads to)
-   * pass. One statement, only for a write that staged records into a zone read with some lock or steered RRset:
-   * a change decided on the zone's head writes only if the zone has neither (`ZoneWrite.expect`), else it is
-   * decided again on a read, which asks.
+   * decision; steering's own changes (a definition and the records it leads to) pass. Which writer meets which
+   * guard: writers.ts. One statement, only for a write that staged records into a zone read with some lock or
+   * steered RRset: a change decided on the zone's head writes only if the zone has neither (`ZoneWrite.expect`),
+   * else it is decided again on a read, which asks.
    */
   private async refuseGuardedRrsets(): Promise<void> {
-    const request = this.request;
-    if (request.signatureOnly || request.transfer || request.serviceNote !== undefined) return;
+    const gates = this.gates;
+    if (!gates.protectedRrsets && !gates.steeredRrsets) return;
     if (!this.removed.length && !this.added.length) return;
     if (this.decidedOnHead) return;
-    const steered = this.zone.hasSteered && !request.steering;
-    if (!this.zone.hasLocks && !steered) return;
+    const locked = this.zone.hasLocks && gates.protectedRrsets;
+    const steered = this.zone.hasSteered && gates.steeredRrsets;
+    if (!locked && !steered) return;
     const guards = await guardsOfZone(this.sql, this.zone.id);
     const touched = [...this.removed, ...this.added];
-    refuseGuarded('RRSET_PROTECTED', this.zone.name, guards.protectedRrsets, touched);
+    if (gates.protectedRrsets) refuseGuarded('RRSET_PROTECTED', this.zone.name, guards.protectedRrsets, touched);
     if (steered) refuseGuarded('RRSET_STEERED', this.zone.name, guards.steeredRrsets, touched);
   }
 
@@ -549,8 +523,8 @@ export class ZoneChange implements ChangeToSign {
     // every view's zone is held to the zone's rules as the base is (docs/views.md): checked here on a change that
     // holds the zone row's lock; one without it stays the statements it was, which write only where no view
     // overlays the owners it touches (else it is decided again holding the lock, and checked here)
-    const viewsUnchecked = !this.request.signatureOnly && !this.locked;
-    if (!this.request.signatureOnly && this.locked) await refuseInViews(this.sql, this.zone, touched, this.removed, this.added);
+    const viewsUnchecked = this.gates.views && !this.locked;
+    if (this.gates.views && this.locked) await refuseInViews(this.sql, this.zone, touched, this.removed, this.added);
     const outcome = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
@@ -568,12 +542,8 @@ export class ZoneChange implements ChangeToSign {
       signerAdded: this.signerAdded,
       findings: options.findings,
       comments: options.comments,
-      kind: this.request.signatureOnly ? 'zone-signed' : 'zone-changed',
-      author: this.request.signatureOnly
-        ? undefined
-        : this.request.serviceNote !== undefined
-          ? { keyName: this.request.serviceNote }
-          : changeAuthor(this.principal),
+      kind: this.gates.journal,
+      author: this.author,
       defaultMaxRecords: this.recordQuota(),
       expect: this.expect,
       touched,
@@ -657,10 +627,10 @@ const apexNsTargets = (records: readonly JournalRecord[]) =>
 
 /**
  * a secondary zone is read-only through every edge (API, DNS UPDATE, the signer): only its transfers write it,
- * and the service's flattening of its ALIAS/ANAME records (`derived`)
+ * and the service's flattening of its ALIAS/ANAME records (`WriterGates.secondary`)
  */
 function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
-  if (zone.kind === 'secondary' && !request.transfer && !request.derived) {
+  if (zone.kind === 'secondary' && gatesOf(request.writer).secondary === 'refused') {
     const { message } = new DomainError('ZONE_IS_SECONDARY');
     throw new DomainError('ZONE_IS_SECONDARY', `zone ${zone.name}: ${message}`, [
       { field: 'zone', code: 'ZONE_IS_SECONDARY', message: `zone ${zone.name}: ${message}` },
@@ -671,12 +641,12 @@ function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
 /**
  * A zone under review (`requiredApprovals` > 0) is changed by its change requests, never directly by a person or
  * a key: every edge that cannot propose one (the PowerDNS API, DNS UPDATE, a record's own write, an import) is
- * refused here, naming the policy. The service's own changes (the signer's, a transfer's, an ALIAS refresh) and
- * a key confined to `_acme-challenge` TXT records (an ACME client renewing a certificate) pass.
+ * refused here, naming the policy. The service's own changes (the signer's, a transfer's, an ALIAS refresh), a
+ * change of the zone's rules (`WriterGates.review`) and a key confined to `_acme-challenge` TXT records (an ACME
+ * client renewing a certificate) pass.
  */
 function refuseUnreviewed(zone: LockedZone, request: ZoneChangeRequest, principal: Principal): void {
-  if (zone.requiredApprovals === 0 || request.review || request.rules) return;
-  if (request.signatureOnly || request.transfer || request.derived || request.bootstrapSignals || request.serviceNote !== undefined) return;
+  if (zone.requiredApprovals === 0 || request.review || !gatesOf(request.writer).review) return;
   if (principal.kind === 'admin' && principal.keyId === 0 && principal.via === undefined) return;
   if (confinedToAcmeChallenges(principal.policy)) return;
   const message = `zone ${zone.name} requires ${zone.requiredApprovals} approval${zone.requiredApprovals === 1 ? '' : 's'} of each change: propose it as a change request (GraphQL proposeZoneChange or applyZoneChanges, REST POST /api/domain/changes/${zone.name})`;

@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/principal';
 import type { WrittenChange, ZoneChangeRequest } from './staging';
 import { SignedHead } from './signed-heads';
 import type { ZoneSigner } from './signing';
+import { gatesOf } from './writers';
 import { logger } from '../../logger';
 
 /**
@@ -130,10 +131,10 @@ export class ZoneHeads {
   /**
    * The zone as its head shows it for `request`, taken out until `keep` or `keepRead` puts it back; undefined
    * when there is no head for it, or the request needs what a head does not hold (records by id, the whole zone,
-   * a signer's or a transfer's change) or is outside the caller's scope (its read answers that).
+   * a writer's change that is not decided on a head: writers.ts `onHead`) or is outside the caller's scope (its read answers that).
    */
   take(request: ZoneChangeRequest, principal: Principal): HeadView | undefined {
-    if (request.signatureOnly || request.transfer || request.bootstrapSignals) return undefined;
+    if (!gatesOf(request.writer).onHead) return undefined;
     const owners = ownersOf(request);
     if (!owners) return undefined;
     const id = 'id' in request.zone ? request.zone.id : 'name' in request.zone ? this.byName.get(request.zone.name) : undefined;

@@ -5,6 +5,7 @@ import { mapDatabaseError } from '../db-errors';
 import { isDatabaseUnavailable } from '../../db/availability';
 import { changeZoneNow, EngineParts, JOIN_QUEUE, runOptimistically, ZoneJob } from './optimistic';
 import { WrittenChange, ZoneChange, ZoneChangeRequest } from './staging';
+import { gatesOf } from './writers';
 
 /**
  * The per-zone queue. Per zone, one change runs at a time in this process. A change that finds its zone idle
@@ -61,8 +62,8 @@ const labelOf = (job: Job): JobLabel => (isWholeZone(job) ? { wholeZone: job.who
 
 const isWholeZone = (job: Job): job is WholeZoneJob => 'wholeZone' in job;
 
-/** a job no batch takes: a whole-zone job, or a change of the zone's rules (`ZoneChangeRequest.rules`) */
-const runsAlone = (job: Job): boolean => isWholeZone(job) || job.request.rules === true;
+/** a job no batch takes: a whole-zone job, or a change whose writer is not batched (the zone's rules: writers.ts) */
+const runsAlone = (job: Job): boolean => isWholeZone(job) || !gatesOf(job.request.writer).batched;
 
 /** the zone ids this process has learned, per zone name and per record id */
 class ZoneKeys {

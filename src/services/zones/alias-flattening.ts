@@ -8,7 +8,8 @@
  * SERVFAIL, has no address, or does not answer keeps the last addresses; the schedule row says why.
  * Derived rows whose ALIAS is gone are removed the same way. A secondary zone's ALIAS is flattened too: the
  * derived rows are the service's, not the primary's data, so the change is one a secondary zone takes (the
- * engine's `derived`) and its transfers leave them alone (docs/transfers.md, «ALIAS in secondary zones»).
+ * engine's `alias` writer, write-engine/writers.ts) and its transfers leave them alone (docs/transfers.md,
+ * «ALIAS in secondary zones»).
  */
 import { servicePrincipal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
@@ -73,7 +74,11 @@ export async function refreshAlias(engine: WriteEngine, db: Database, settings: 
     db,
     settings,
     SERVICE,
-    { zone: { id: alias.domainId }, owner: alias.owner, derived: true, serviceNote: `${alias.type} refresh of ${owner} → ${alias.target}` },
+    {
+      zone: { id: alias.domainId },
+      owner: alias.owner,
+      writer: { kind: 'alias', note: `${alias.type} refresh of ${owner} → ${alias.target}` },
+    },
     async (change) => {
       // two statements (the rows, then their marker): a transaction holding the zone row's lock
       change.requireLock();
@@ -136,7 +141,7 @@ async function removeOrphans(
     db,
     settings,
     SERVICE,
-    { zone: { id: orphan.domainId }, owner: '@', derived: true, serviceNote: 'ALIAS removed: its derived addresses go' },
+    { zone: { id: orphan.domainId }, owner: '@', writer: { kind: 'alias', note: 'ALIAS removed: its derived addresses go' } },
     async (change) => {
       const rows = await derivedRowsOf(change.connection, orphan.aliasId);
       if (!rows.length) return false;

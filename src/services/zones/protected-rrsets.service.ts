@@ -153,7 +153,7 @@ export class ProtectedRrsetsService {
       ctx.db,
       this.settings,
       ctx.principal,
-      { zone: { name: normaliseZoneName(zone) }, owner: '@', rules: true },
+      { zone: { name: normaliseZoneName(zone) }, owner: '@', writer: { kind: 'rules' } },
       (change) => {
         change.requireLock();
         const person = ctx.principal.via === 'session' ? ctx.principal.person : undefined;
