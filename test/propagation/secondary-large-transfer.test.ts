@@ -7,7 +7,6 @@
  * (RETRYING, lastError), the previous copy is still served and read unchanged, the API answers no 5xx during the
  * transfer, and the worker's peak RSS stays under a bound measured with margin (docs/transfers.md «Bounds»).
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +15,7 @@ import { createUser } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
+import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { encodeMessage, FLAG, OPCODE, CLASS } from '../../src/dns/wire';
 import { dig, freePort, records, servedSerial } from './knot';
 
@@ -23,12 +23,10 @@ const ZONE = 'large-sec.zk.test';
 const RECORDS = 1_000_000;
 /** the worker's peak VmRSS during the refresh, in MiB: measured 296 (229 before: docs/transfers.md), with margin */
 const PEAK_RSS_BOUND_MIB = 450;
-const root = path.resolve(__dirname, '..', '..');
 
 let app: TestApp;
 let knot: KnotPrimary | undefined;
-let worker: ChildProcess | undefined;
-let workerOutput = '';
+let worker: ServiceProcess | undefined;
 let passed = false;
 let dnsPort: number;
 let dir: string;
@@ -85,38 +83,26 @@ beforeAll(async () => {
   dnsPort = await freePort();
   app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   // the worker as `npm run serve` starts it (its node options), from the sources
-  worker = spawn(
-    process.execPath,
-    [
-      '--max-semi-space-size=16',
-      '--max-old-space-size=512',
-      '--no-allocation-site-pretenuring',
-      '--require',
-      '@swc-node/register',
-      'src/main.ts',
-    ],
+  worker = startServiceProcess(
+    { DATABASE_URL: app.settings.databaseUrl, API_KEY: ADMIN_KEY, ROLES: 'worker', DNS_LISTEN: '', SECONDARIES: '', LOG_LEVEL: 'info' },
     {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: app.settings.databaseUrl,
-        API_KEY: ADMIN_KEY,
-        ROLES: 'worker',
-        DNS_LISTEN: '',
-        SECONDARIES: '',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      command: [
+        process.execPath,
+        '--max-semi-space-size=16',
+        '--max-old-space-size=512',
+        '--no-allocation-site-pretenuring',
+        '--require',
+        '@swc-node/register',
+        'src/main.ts',
+      ],
     },
   );
-  worker.stdout!.on('data', (chunk) => (workerOutput += chunk));
-  worker.stderr!.on('data', (chunk) => (workerOutput += chunk));
 }, 60_000);
 
 afterAll(async () => {
   // the worker's log, when the test failed
-  if (!passed) console.log(workerOutput.slice(-4000));
-  if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+  if (!passed && worker) console.log(worker.output().slice(-4000));
+  await worker?.stop('SIGKILL');
   await knot?.stop();
   await app?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -152,7 +138,7 @@ test('a primary grown to 1M records: the limit named in the status, the copy kep
   const loadedMs = Date.now() - started;
 
   // the worker's memory, sampled from the NOTIFY until the status shows the outcome
-  const pid = worker!.pid!;
+  const pid = worker!.child.pid!;
   const baseline = memoryOf(pid);
   let peak = baseline.rss;
   const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid).rss)), 25);
@@ -204,7 +190,7 @@ test('a primary grown to 1M records: the limit named in the status, the copy kep
   // no 5xx meanwhile
   expect(statuses.length).toBeGreaterThanOrEqual(4);
   expect(statuses.filter((status) => status >= 500)).toEqual([]);
-  expect(worker!.exitCode).toBeNull();
+  expect(worker!.child.exitCode).toBeNull();
 
   console.log(
     `1M-record zone: file written in ${generatedMs} ms, loaded by Knot in ${loadedMs} ms; NOTIFY to the limit's status ${refreshMs} ms; ` +
