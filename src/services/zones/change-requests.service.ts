@@ -211,6 +211,7 @@ export class ChangeRequestsService {
         return result;
       },
       proposal: () => ({ zone: input.zone, changes: input.changes, expectSerial: input.expectSerial }),
+      // a dry run proposes nothing: it is a dry run either way
       accepts: input.dryRun ? {} : true,
     });
     if (outcome.outcome === 'written') return outcome.written;
@@ -241,6 +242,7 @@ export class ChangeRequestsService {
         const serial = await this.serialOf(ctx, planned.zone);
         return { unchanged: { zone: planned.zone, added: 0, removed: 0, serial, dryRun: false, ...keep(planned) } };
       },
+      // a dry run proposes nothing: it is a dry run either way
       accepts: input.dryRun ? {} : true,
     });
     if (outcome.outcome === 'written') return outcome.written;
