@@ -683,7 +683,7 @@ export type ViewRecordOverlay = 'BASE' | 'HIDE' | 'REPLACE';
 export type WriteOutcome =
   /** The zone requires approvals: the write became a change request, and nothing was written. */
   | 'PROPOSED'
-  /** Written: the zone’s serial rose, the secondaries are told. */
+  /** Written, as the write on its own (createRecord, updateRecord, removeRecord) writes it. */
   | 'WRITTEN';
 
 /** ZONEMD RDATA (RFC 8976 §2, RFC 8976 §2.3). */
