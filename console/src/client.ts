@@ -117,6 +117,7 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
           ChangedRecord: embedded,
           ChangeAuthor: embedded,
           ZoneChangesResult: embedded,
+          RecordWriteOutcome: embedded,
           ZoneDiff: embedded,
           Propagation: embedded,
           ServerPropagation: embedded,
@@ -144,6 +145,11 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
           Mutation: {
             deleteRecord(_result, args, cache) {
               cache.invalidate({ __typename: 'Record', id: args.id as string });
+            },
+            // a removal written (not one proposed as a change request: the record is still served)
+            removeRecordOrPropose(result, args, cache) {
+              const outcome = result.removeRecordOrPropose as { outcome?: string } | null | undefined;
+              if (outcome?.outcome === 'WRITTEN') cache.invalidate({ __typename: 'Record', id: args.id as string });
             },
             // a zone made or deleted changes every list of zones (and their totals): they are asked again
             createDomain(_result, _args, cache) {

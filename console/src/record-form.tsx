@@ -1,9 +1,14 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
-import { useClient, useMutation, useQuery } from 'urql';
-import { proposeInstead } from './review';
+import { useMutation, useQuery } from 'urql';
+import { sentForReview } from './review';
 import type { StagedChange } from './change-set';
 import { describeError, errorDetails, leafField } from './errors';
-import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument, ZoneRecordsQuery } from './generated/graphql';
+import {
+  CreateRecordOrProposeDocument,
+  ServerSettingsDocument,
+  UpdateRecordOrProposeDocument,
+  ZoneRecordsQuery,
+} from './generated/graphql';
 import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
 
 /** the record the form edits: the fields it shows and sends (a row of the records list, records.tsx, is one) */
@@ -84,9 +89,8 @@ export function RecordForm(props: {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const client = useClient();
-  const [, createRecord] = useMutation(CreateRecordDocument);
-  const [, updateRecord] = useMutation(UpdateRecordDocument);
+  const [, createRecord] = useMutation(CreateRecordOrProposeDocument);
+  const [, updateRecord] = useMutation(UpdateRecordOrProposeDocument);
   const [settings] = useQuery({ query: ServerSettingsDocument });
   const allowedTtls = settings.data ? ttlChoices(settings.data.serverSettings.allowedTtls, record?.ttl) : null;
   useEffect(() => {
@@ -121,16 +125,7 @@ export function RecordForm(props: {
     setBusy(true);
     const input = { zone, owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata(), ...commentChange() };
     const result = record ? await updateRecord({ id: record.id, input }) : await createRecord({ input });
-    // a zone that requires approvals: the same change proposed as a change request, and said so (not an error)
-    const values = { owner: input.owner, type: input.type, ttl: input.ttl, rdata: input.rdata, ...commentChange() };
-    const change = record ? { kind: 'REPLACE' as const, id: record.id, ...values } : { kind: 'ADD' as const, ...values };
-    const proposed = await proposeInstead(client, result.error, zone, [change]);
     setBusy(false);
-    if (proposed && 'note' in proposed) {
-      props.onSaved(proposed.note, record?.id);
-      return;
-    }
-    if (proposed) result.error = proposed.error;
     if (result.error) {
       const found: Record<string, string> = {};
       for (const detail of errorDetails(result.error)) {
@@ -142,8 +137,14 @@ export function RecordForm(props: {
       setFormError(found.form ?? (Object.keys(found).length ? null : describeError(result.error)));
       return;
     }
-    const savedId = result.data && 'updateRecord' in result.data ? result.data.updateRecord.id : undefined;
-    props.onSaved(`${record ? 'Saved' : 'Added'} ${input.owner} ${input.type} ${input.rdata}.`, savedId);
+    const outcome =
+      result.data && ('updateRecordOrPropose' in result.data ? result.data.updateRecordOrPropose : result.data.createRecordOrPropose);
+    // a zone that requires approvals: the change became a change request, and the console says so (not an error)
+    if (outcome?.changeRequest) {
+      props.onSaved(sentForReview(outcome.changeRequest), record?.id);
+      return;
+    }
+    props.onSaved(`${record ? 'Saved' : 'Added'} ${input.owner} ${input.type} ${input.rdata}.`, record ? outcome?.record?.id : undefined);
   };
 
   const stage = () => {

@@ -1,13 +1,13 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { CombinedError, useClient, useMutation } from 'urql';
-import { proposeInstead, sentForReview } from './review';
+import { sentForReview } from './review';
 import type { StagedChange } from './change-set';
 import { describeError } from './errors';
 import {
   ApplyZoneChangesDocument,
   ChangeEntryFieldsFragment,
-  DeleteRecordDocument,
+  RemoveRecordOrProposeDocument,
   ZoneChangeInput,
   ZoneDisabledRecordsDocument,
   ZoneRecordsDocument,
@@ -84,7 +84,7 @@ export function Records(props: {
   const [view, setView] = useState<'records' | 'rrsets'>('records');
   // what tells a never-queried RRset from one asked for while nobody counted: read once per load of the table
   const coverage = useQueryCoverage(zone, reload);
-  const [, deleteRecord] = useMutation(DeleteRecordDocument);
+  const [, removeRecord] = useMutation(RemoveRecordOrProposeDocument);
   const [, applyChanges] = useMutation(ApplyZoneChangesDocument);
   /** DISABLE or ENABLE of one record: one change set, said in the status line like a save */
   const toggle = async (change: ZoneChangeInput, note: string) => {
@@ -302,12 +302,11 @@ export function Records(props: {
           record={editing.record}
           onCancel={() => close(editing.record.id)}
           onDelete={async () => {
-            const result = await deleteRecord({ id: editing.record.id });
-            // a zone that requires approvals: the removal proposed as a change request
-            const proposed = await proposeInstead(client, result.error, zone, [{ kind: 'REMOVE', id: editing.record.id }]);
-            if (proposed && 'note' in proposed) done(proposed.note);
-            else if (proposed) setMessage(describeError(proposed.error));
-            else if (result.error) setMessage(describeError(result.error));
+            const result = await removeRecord({ id: editing.record.id });
+            // a zone that requires approvals: the removal became a change request, said so
+            const request = result.data?.removeRecordOrPropose.changeRequest;
+            if (result.error) setMessage(describeError(result.error));
+            else if (request) done(sentForReview(request));
             else done(`Deleted ${editing.record.owner} ${editing.record.type} ${editing.record.rdata}.`);
           }}
           onStage={() => {

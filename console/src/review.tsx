@@ -1,13 +1,11 @@
 import { useEffect, useState } from 'react';
-import { Client, CombinedError, useMutation, useQuery } from 'urql';
+import { useMutation, useQuery } from 'urql';
 import { RecordLines } from './record-lines';
-import { describeError, errorCode } from './errors';
+import { describeError } from './errors';
 import {
   ApproveChangeRequestDocument,
   ChangeRequestFieldsFragment,
-  ProposeZoneChangeDocument,
   RejectChangeRequestDocument,
-  ZoneChangeInput,
   ZoneChangeRequestsDocument,
 } from './generated/graphql';
 import { LoadFailure } from './load-failure';
@@ -22,23 +20,6 @@ export interface Proposed {
 export function sentForReview(request: Proposed): string {
   const approvals = `${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
   return `Sent for review: change request ${request.id} needs ${approvals} before it is served (the Review tab).`;
-}
-
-/**
- * A record's own write refused because the zone requires approvals (ZONE_UNDER_REVIEW: GraphQL's single-record
- * mutations cannot answer a request) is proposed as the same change set (`proposeZoneChange`): the words to say
- * what became of it, or the refusal of the proposal. Any other error is not this function's: undefined.
- */
-export async function proposeInstead(
-  client: Client,
-  error: CombinedError | undefined,
-  zone: string,
-  changes: ZoneChangeInput[],
-): Promise<{ note: string } | { error: CombinedError } | undefined> {
-  if (errorCode(error) !== 'ZONE_UNDER_REVIEW') return undefined;
-  const proposed = await client.mutation(ProposeZoneChangeDocument, { zone, changes }).toPromise();
-  if (proposed.error) return { error: proposed.error };
-  return { note: sentForReview(proposed.data!.proposeZoneChange) };
 }
 
 /** one request: who, where it stands, each RRset before and after, the findings, the reviews so far */

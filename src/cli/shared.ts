@@ -333,23 +333,17 @@ export function printProposed(program: Command, zone: string, request: ProposedC
 }
 
 /**
- * A single record's write (its own mutation, which cannot answer a request), or, on a zone that requires
- * approvals (ZONE_UNDER_REVIEW), the same change proposed as a change request (`proposeZoneChange`)
+ * What a record's write asks of its answer (RecordWriteOutcome: createRecordOrPropose and the others): the zone,
+ * and on a zone that requires approvals the change request the write became, nothing written
  */
-export async function writeOrPropose(
+export const OUTCOME_FIELDS = 'zone changeRequest { id status requiredApprovals }';
+
+/** a record's write answered: said as the change request it became, or, written, by `printWritten` */
+export function printOutcome<T extends { zone: string; changeRequest: ProposedChange | null }>(
   program: Command,
-  write: () => Promise<void>,
-  proposal: () => Promise<{ zone: string; changes: Record<string, unknown>[] }>,
-): Promise<void> {
-  try {
-    await write();
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'ZONE_UNDER_REVIEW') throw error;
-    const { zone, changes } = await proposal();
-    const proposed = await gql<{ proposeZoneChange: ProposedChange }>(
-      `mutation($z: String!, $c: [ZoneChangeInput!]!) { proposeZoneChange(zone: $z, changes: $c) { id status requiredApprovals } }`,
-      { z: zone, c: changes },
-    );
-    printProposed(program, zone, proposed.proposeZoneChange);
-  }
+  outcome: T,
+  printWritten: (written: T) => void,
+): void {
+  if (outcome.changeRequest) printProposed(program, outcome.zone, outcome.changeRequest);
+  else printWritten(outcome);
 }

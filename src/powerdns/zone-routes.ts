@@ -8,7 +8,7 @@ import type { RrsetCommentsInput } from '../services/zones/rrset-comments.servic
 import { PowerDnsRrset, presentRrsets, presentZone } from './presenters';
 import { ownerToFqdn } from '../dns/name';
 import { luaNotSupported } from '../services/steering/octodns-dynamic';
-import { isUnderReview } from '../services/zones/change-requests.service';
+import type { ProposalAcceptance } from '../services/zones/change-requests.service';
 import {
   PowerDnsResult,
   PowerDnsInputs,
@@ -581,15 +581,28 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
       // a LUA rrset's change is a change of its own (one serial each): deletions before the other rrsets, writes
       // after them, so that a static A made dynamic (DELETE A, REPLACE LUA) and back again both go through
       await applyLuaChanges(inputs, zone, lua, 'deletions');
-      if (changes.length || comments.length)
-        try {
-          await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
-        } catch (error) {
-          if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
-          if (isUnderReview(error))
-            return proposeOrRefuse(inputs, zone, changes, { comments: commentsBeyondDeletes(changes, comments), lua: lua.length }, error);
-          throw error;
+      if (changes.length || comments.length) {
+        const outcome = await inputs.services.changeRequests
+          .writeOrPropose(inputs.ctx, {
+            write: () => inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS),
+            proposal: () => ({ zone, changes, options: CONTENT_AS_POWERDNS }),
+            accepts: () => proposalAcceptance(inputs, changes, { comments: commentsBeyondDeletes(changes, comments), lua: lua.length }),
+          })
+          .catch((error: unknown) => {
+            if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
+            throw error;
+          });
+        if (outcome.outcome === 'proposed') {
+          const request = outcome.changeRequest;
+          return {
+            status: 202,
+            body: {
+              zone: request.zone,
+              change_request: { id: request.id, status: request.status, required_approvals: request.requiredApprovals },
+            },
+          };
         }
+      }
       await applyLuaChanges(inputs, zone, lua, 'writes');
       return { status: 204 };
     },
@@ -638,31 +651,25 @@ function commentsBeyondDeletes(changes: readonly ZoneChangeSpec[], comments: rea
 }
 
 /**
- * A PATCH to a zone that requires approvals (docs/powerdns-api.md, «Zones under review»): from a key with the
- * `propose` scope (ApiKey.scopes PROPOSE_CHANGES), its rrsets proposed as one change request, nothing written,
- * answered 202 with the request (`{"change_request": {"id", "status", "required_approvals"}}`): a GitOps pipeline
- * proposes, a person approves. PowerDNS has no such answer; a client that reads only the status sees its PATCH
- * taken, which is so. Any other key is refused 422, as PowerDNS refuses a change it will not make, the message
- * naming the policy and how to propose (octoDNS logs it: `_apply: status=422, text={"error": …}`). Comments and
- * dynamic (LUA) rrsets are not proposed: such a PATCH is refused whole.
+ * Whether a PATCH to a zone that requires approvals (docs/powerdns-api.md, «Zones under review») is proposed: from
+ * a key with the `propose` scope (ApiKey.scopes PROPOSE_CHANGES), its rrsets become one change request, nothing
+ * written, answered 202 with the request (`{"change_request": {"id", "status", "required_approvals"}}`): a GitOps
+ * pipeline proposes, a person approves. PowerDNS has no such answer; a client that reads only the status sees its
+ * PATCH taken, which is so. Any other key is refused 422 (router.ts: ZONE_UNDER_REVIEW, as PowerDNS refuses a
+ * change it will not make), the message naming the policy and how to propose (octoDNS logs it: `_apply:
+ * status=422, text={"error": …}`). Comments and dynamic (LUA) rrsets are not proposed: such a PATCH is refused whole.
  */
-async function proposeOrRefuse(
+async function proposalAcceptance(
   inputs: PowerDnsInputs,
-  zone: string,
-  changes: ZoneChangeSpec[],
+  changes: readonly ZoneChangeSpec[],
   besides: { comments: number; lua: number },
-  refusal: unknown,
-): Promise<PowerDnsResult> {
-  const { message } = refusal as DomainError;
+): Promise<ProposalAcceptance> {
   if (!(await inputs.services.apiKeys.hasScope(inputs.ctx, 'propose')))
-    throw refuse(
-      `${message}; or by this API: a PATCH from a key with the scope PROPOSE_CHANGES (createApiKey scopes, zonekeeper key create --may-propose) becomes a change request, answered 202`,
-    );
+    return {
+      refusal:
+        'or by this API: a PATCH from a key with the scope PROPOSE_CHANGES (createApiKey scopes, zonekeeper key create --may-propose) becomes a change request, answered 202',
+    };
   if (besides.comments || besides.lua || !changes.length)
-    throw refuse(`${message}; a PATCH proposed as a change request carries rrsets only (no comments, no LUA records)`);
-  const request = await inputs.services.changeRequests.propose(inputs.ctx, { zone, changes, options: CONTENT_AS_POWERDNS });
-  return {
-    status: 202,
-    body: { zone: request.zone, change_request: { id: request.id, status: request.status, required_approvals: request.requiredApprovals } },
-  };
+    return { refusal: 'a PATCH proposed as a change request carries rrsets only (no comments, no LUA records)' };
+  return true;
 }

@@ -4,12 +4,9 @@ import {
   RejectChangeRequestDocument,
   ChangeRequestDocument,
   ChangeRequestsDocument,
-  ProposeZoneChangeDocument,
 } from './generated/operations';
-import { DomainError } from '../errors/catalogue';
-import { isUnderReview } from '../services/zones/change-requests.service';
-import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
-import { arrayOf, FieldSpec, ID_PARAM, Preferences, ref, RouteResult, RouteSpec, Runner } from './route-spec';
+import { proposedOf, type ProposalAcceptance, type WriteOutcome } from '../services/zones/change-requests.service';
+import { arrayOf, FieldSpec, ID_PARAM, Preferences, ref, RouteResult, RouteSpec } from './route-spec';
 
 /**
  * Review (docs/changes.md, «Review»), beside the documented paths: a zone's change requests listed and read, and
@@ -26,39 +23,26 @@ const COMMENT: Record<string, FieldSpec> = {
 };
 
 /**
- * A documented path's write (`proposes: 'when-preferred'`) to a zone that requires approvals: proposed instead as
- * a change request of `changes` and answered 202 with it, as the changes route answers (`{"zone",
- * "changeRequest": {"id", "status", "requiredApprovals"}}`), when the request prefers `respond-async` (RFC 7240
- * §4.1). Without it the write is refused, 409 ZONE_UNDER_REVIEW, its message naming that header: a legacy
- * client knows the path's one success body, and a 202 it never asked for would read as a write that was done.
- * `write` is the route's own write; any other refusal is its answer.
+ * Whether a documented path's write (`proposes: 'when-preferred'`) to a zone that requires approvals is proposed
+ * instead as a change request (ChangeRequestsService.writeOrPropose decides) and answered 202 with it, as the
+ * changes route answers (`{"zone", "changeRequest": {"id", "status", "requiredApprovals"}}`): when the request
+ * prefers `respond-async` (RFC 7240 §4.1). Without it the write is refused, 409 ZONE_UNDER_REVIEW, its message
+ * naming that header: a legacy client knows the path's one success body, and a 202 it never asked for would read
+ * as a write that was done.
  */
-export async function writeOrPropose(
-  runner: Runner,
-  preferences: Preferences,
-  write: () => Promise<RouteResult>,
-  proposal: () => Promise<{ zone: string; changes: ZoneChangeSpec[] }>,
-): Promise<RouteResult> {
-  try {
-    return await write();
-  } catch (error) {
-    if (!isUnderReview(error)) throw error;
-    if (!preferences.respondAsync) throw withRestProposal(error as DomainError);
-    const { zone, changes } = await proposal();
-    const data = await runner.run(ProposeZoneChangeDocument, { zone, changes });
-    const { zone: name, ...changeRequest } = data.proposeZoneChange;
-    return accepted(name, changeRequest);
-  }
-}
+export const proposesWhenPreferred = (preferences: Preferences): ProposalAcceptance =>
+  preferences.respondAsync
+    ? true
+    : { refusal: 'or send this request again with the header "Prefer: respond-async" (RFC 7240): answered 202, the change request' };
 
-/** the refusal of a zone under review, naming besides the policy how this very request proposes the change */
-function withRestProposal(refusal: DomainError): DomainError {
-  const message = `${refusal.message}; or send this request again with the header "Prefer: respond-async" (RFC 7240): answered 202, the change request`;
-  return new DomainError(
-    refusal.code,
-    message,
-    refusal.details.map((detail) => (detail.code === refusal.code ? { ...detail, message } : detail)),
-  );
+/** a write's outcome as the path answers it: its own answer when written, 202 with the change request when proposed */
+export function answerOf<T>(
+  outcome: WriteOutcome<T>,
+  written: (result: T) => RouteResult | Promise<RouteResult>,
+): RouteResult | Promise<RouteResult> {
+  if (outcome.outcome === 'written') return written(outcome.written);
+  const request = outcome.changeRequest;
+  return accepted(request.zone, { ...proposedOf(request), id: String(request.id) });
 }
 
 /** a write that became a change request: 202, the request (docs/changes.md, «Review») */

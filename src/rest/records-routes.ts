@@ -1,12 +1,13 @@
-import { DeleteRecordDocument, GetRecordDocument, UpdateRecordDocument } from './generated/operations';
+import { GetRecordDocument } from './generated/operations';
 import { RecordInput } from '../graphql/inputs/record.input';
+import { parseId } from '../graphql/inputs/ids';
 import { presentRecord, type PresentedRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import type { RecordRow } from '../repositories/read-model';
 import { rrsetKey } from '../repositories/rrset-comments';
-import { writeOrPropose } from './change-requests-routes';
+import { answerOf, proposesWhenPreferred } from './change-requests-routes';
 
 /** The records' REST routes: /record/… */
 const RECORD_BODY: Record<string, FieldSpec> = {
@@ -27,14 +28,13 @@ const RECORD_BODY: Record<string, FieldSpec> = {
 const commentOf = (inputs: Inputs) =>
   inputs.comment === undefined || inputs.comment === null ? {} : { comment: inputs.comment as string };
 
-/** the record of a body as a change set's change names it (the zone aside): what a zone under review is proposed */
-const recordChange = (inputs: Inputs) => ({
-  owner: inputs.owner as string,
-  type: inputs.rtype as string,
-  rdata: inputs.rdata as string,
-  ttl: inputs.ttl as number,
-  ...commentOf(inputs),
-});
+/** the comment a body gave the record's RRset, as a write answers it ('' removed it: none) */
+const givenComment = (inputs: Inputs) => (inputs.comment as string | undefined) || null;
+
+/** a record named by its id alone: a deletion's argument (no rule to check beyond the path's whole number) */
+class RecordIdInput {
+  id!: number;
+}
 
 const recordInput = (inputs: Inputs): RecordInput => ({
   zone: inputs.zone as string,
@@ -101,21 +101,14 @@ export const RECORD_ROUTES: RouteSpec[] = [
     body: RECORD_BODY,
     response: ref('Record'),
     proposes: 'when-preferred',
-    handle(inputs, runner, preferences) {
-      return writeOrPropose(
-        runner,
-        preferences,
-        async () => {
-          // GraphQL's createRecord (its resolver calls the same service method with its argument), run as `call`
-          const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
-            services.records.create(context, input),
-          );
-          // the comment given is answered as written (GET answers the RRset's comment whatever wrote it)
-          return { body: presentRecord({ ...record, comment: (inputs.comment as string | undefined) || null }) };
-        },
-        // a zone under review, asked (Prefer: respond-async): the record proposed as a change set's ADD (docs/changes.md)
-        async () => ({ zone: inputs.zone as string, changes: [{ kind: 'ADD', ...recordChange(inputs) }] }),
+    async handle(inputs, runner, preferences) {
+      // GraphQL's createRecord (its resolver calls the same service with its argument), run as `call`; a zone
+      // under review, asked (Prefer: respond-async): the record proposed as a change set's ADD (docs/changes.md)
+      const outcome = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
+        services.recordWrites.create(context, input, proposesWhenPreferred(preferences)),
       );
+      // the comment given is answered as written (GET answers the RRset's comment whatever wrote it)
+      return answerOf(outcome, (record) => ({ body: presentRecord({ ...record, comment: givenComment(inputs) }) }));
     },
   },
   {
@@ -130,20 +123,23 @@ export const RECORD_ROUTES: RouteSpec[] = [
     body: RECORD_BODY,
     response: ref('Record'),
     proposes: 'when-preferred',
-    handle(inputs, runner, preferences) {
-      return writeOrPropose(
-        runner,
-        preferences,
-        async () => {
-          const data = await runner.run(UpdateRecordDocument, { id: String(inputs.id), input: recordInput(inputs) });
-          return { body: presentRecord(data.updateRecord) };
-        },
-        // the record replaced by id, as a change set's REPLACE; its zone is the body's (a record of another is not found)
-        async () => ({
-          zone: inputs.zone as string,
-          changes: [{ kind: 'REPLACE', id: inputs.id as number, ...recordChange(inputs) }],
-        }),
-      );
+    async handle(inputs, runner, preferences) {
+      const id = parseId(inputs.id as number, 'id');
+      // GraphQL's updateRecord, run as `call`; a zone under review, asked: the record replaced by id, as a change
+      // set's REPLACE (its zone is the body's: a record of another is not found)
+      const outcome = await runner.call('input', RecordInput, recordInput(inputs), async (services, context, input) => {
+        const edited = await services.recordWrites.update(context, id, input, proposesWhenPreferred(preferences));
+        if (edited.outcome === 'proposed') return edited;
+        // the comment given is answered as written; none given, the RRset's, whatever wrote it (as GET answers)
+        const record = edited.written;
+        const comment =
+          inputs.comment === undefined || inputs.comment === null
+            ? ((await services.rrsetComments.textsOfRecords(context, [record])).get(rrsetKey(record.domainId, record.owner, record.type)) ??
+              null)
+            : givenComment(inputs);
+        return { outcome: 'written' as const, written: { ...record, comment } };
+      });
+      return answerOf(outcome, (record) => ({ body: presentRecord(record) }));
     },
   },
   {
@@ -155,20 +151,13 @@ export const RECORD_ROUTES: RouteSpec[] = [
     status: 204,
     params: ID_PARAM,
     proposes: 'when-preferred',
-    handle(inputs, runner, preferences) {
-      return writeOrPropose(
-        runner,
-        preferences,
-        async () => {
-          await runner.run(DeleteRecordDocument, { id: String(inputs.id) });
-          return { empty: true };
-        },
-        // the record removed by id, in the zone it is of
-        async () => {
-          const data = await runner.run(GetRecordDocument, { id: String(inputs.id) });
-          return { zone: data.record.zone, changes: [{ kind: 'REMOVE', id: inputs.id as number }] };
-        },
+    async handle(inputs, runner, preferences) {
+      const id = parseId(inputs.id as number, 'id');
+      // GraphQL's removeRecord, run as `call`; a zone under review, asked: the record removed by id, in its zone
+      const outcome = await runner.call('record', RecordIdInput, { id }, (services, context) =>
+        services.recordWrites.delete(context, id, proposesWhenPreferred(preferences)),
       );
+      return answerOf(outcome, () => ({ empty: true }));
     },
   },
 ];

@@ -5,6 +5,7 @@ import { ApiKeysService } from './people/api-keys.service';
 import { DomainsService } from './zones/domains.service';
 import { ChangeRequestsService } from './zones/change-requests.service';
 import { RecordsService } from './zones/records.service';
+import { RecordWritesService } from './zones/record-writes.service';
 import { UsersService } from './people/users.service';
 import { ZoneFilesService } from './zones/zone-files.service';
 import { ZoneChangesService } from './zones/zone-changes.service';
@@ -60,6 +61,8 @@ export interface Services {
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
+  /** a person's write of one record: written, or on a zone under review proposed as a change request */
+  recordWrites: RecordWritesService;
   /** the nested reads GraphQL's loaders batch (User.domains, Domain.records, …) */
   zoneReads: ZoneReadsService;
   apiKeys: ApiKeysService;
@@ -139,6 +142,8 @@ export function createServices(settings: Settings, db: Database): Services {
   const people = new PeopleService(settings);
   const sessions = new SessionsService(settings, people);
   const oidc = new OidcSignInService(settings, sessions);
+  const records = new RecordsService(settings, zoneChanges);
+  const changeRequests = new ChangeRequestsService(domains, zoneChanges, zoneFiles);
   return {
     settings,
     writeEngine,
@@ -146,12 +151,13 @@ export function createServices(settings: Settings, db: Database): Services {
     dnssecWriter,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
-    records: new RecordsService(settings, zoneChanges),
+    records,
+    recordWrites: new RecordWritesService(records, changeRequests),
     zoneReads: new ZoneReadsService(),
     apiKeys,
     zoneFiles,
     zoneChanges,
-    changeRequests: new ChangeRequestsService(domains, zoneChanges, zoneFiles),
+    changeRequests,
     rrsetComments: new RrsetCommentsService(settings),
     disabledRecords: new DisabledRecordsService(),
     history: new HistoryService(zoneChanges),

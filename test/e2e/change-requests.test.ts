@@ -9,8 +9,10 @@
  * are refused with the policy named, except an ACME key's `_acme-challenge` TXT, which a renewal writes at once.
  * Every other write of a person's edge becomes a request too: REST's record add, edit and delete, an import
  * (GraphQL and REST, the RRsets the file changes) and a revert, each answered with the request and nothing
- * served; GraphQL's single-record mutations stay refused, naming the mutations that propose. REST's review paths
- * list, read, approve and reject (with a comment) and cancel as the mutations do.
+ * served; GraphQL's single-record mutations stay refused, naming the mutations that propose, and their siblings
+ * that propose (createRecordOrPropose, updateRecordOrPropose, removeRecordOrPropose) answer PROPOSED with the request,
+ * nothing written, or WRITTEN with the record on a zone without review. REST's review paths list, read, approve and
+ * reject (with a comment) and cancel as the mutations do.
  */
 import 'reflect-metadata';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -425,6 +427,86 @@ test("every other write of a person's edge becomes a request: REST's record writ
     expect(
       (await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id })).data.cancelChangeRequest.status,
     ).toBe('CANCELLED');
+});
+
+test("GraphQL's record mutations that propose: PROPOSED with the request under review, nothing written; WRITTEN with the record elsewhere", async () => {
+  const OUTCOME = `outcome zone record { id owner rdata comment domain { serial } } removal { id domain { serial } }
+    changeRequest { id status requiredApprovals }`;
+  const create = (zone: string, owner: string, rdata: Record<string, unknown>) =>
+    as('erin', `mutation($i: RecordInput!) { createRecordOrPropose(input: $i) { ${OUTCOME} } }`, {
+      i: { zone, owner, type: 'A', ttl: 300, comment: 'why', ...rdata },
+    });
+  const update = (id: string, zone: string, owner: string, rdata: string) =>
+    as('erin', `mutation($id: ID!, $i: RecordInput!) { updateRecordOrPropose(id: $id, input: $i) { ${OUTCOME} } }`, {
+      id,
+      i: { zone, owner, type: 'A', rdata, ttl: 300 },
+    });
+  const remove = (id: string) => as('erin', `mutation($id: ID!) { removeRecordOrPropose(id: $id) { ${OUTCOME} } }`, { id });
+  const proposed = (answer: Awaited<ReturnType<typeof as>>, field: string) => {
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data[field]).toMatchObject({
+      outcome: 'PROPOSED',
+      zone: ZONE,
+      record: null,
+      removal: null,
+      changeRequest: { status: 'PENDING', requiredApprovals: 2 },
+    });
+    return answer.data[field].changeRequest.id as string;
+  };
+
+  // under review: each write becomes a request (its RDATA typed as fields, or as text), nothing written
+  const serial = await soaSerial(ZONE);
+  const requests = [
+    proposed(await create(ZONE, 'gql-proposed', { data: { a: { address: '192.0.2.70' } } }), 'createRecordOrPropose'),
+    proposed(await update(ids.edited, ZONE, 'edited', '192.0.2.71'), 'updateRecordOrPropose'),
+    proposed(await remove(ids.removed), 'removeRecordOrPropose'),
+  ];
+  const plans = await Promise.all(requests.map(requestById));
+  expect(plans.map((r) => [r.status, r.author, r.plan.rrsets])).toEqual([
+    ['PENDING', email('erin'), [{ owner: 'gql-proposed', type: 'A', before: [], after: [{ rdata: '192.0.2.70' }] }]],
+    ['PENDING', email('erin'), [{ owner: 'edited', type: 'A', before: [{ rdata: '192.0.2.60' }], after: [{ rdata: '192.0.2.71' }] }]],
+    ['PENDING', email('erin'), [{ owner: 'removed', type: 'A', before: [{ rdata: '192.0.2.61' }], after: [] }]],
+  ]);
+  expect(await soaSerial(ZONE)).toBe(serial);
+  expect(await served(ZONE, 'gql-proposed', 'A')).toEqual([]);
+  expect(await served(ZONE, 'edited', 'A')).toEqual(['192.0.2.60']);
+  expect(await served(ZONE, 'removed', 'A')).toEqual(['192.0.2.61']);
+  // a refusal of the write itself is no request: the record's own error
+  expect(errorCode(await create(ZONE, 'gql-bad', { rdata: 'not an address' }))).toBe('INVALID_RDATA');
+  expect(errorCode(await remove('999999999'))).toBe('RECORD_NOT_FOUND');
+  for (const id of requests)
+    expect(
+      (await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id })).data.cancelChangeRequest.status,
+    ).toBe('CANCELLED');
+
+  // a zone without review: written, answered as createRecord, updateRecord and removeRecord answer
+  const created = await create(PLAIN, 'gql-written', { rdata: '192.0.2.72' });
+  expect(created.errors).toBeUndefined();
+  const written = created.data.createRecordOrPropose;
+  expect(written).toMatchObject({
+    outcome: 'WRITTEN',
+    zone: PLAIN,
+    record: { owner: 'gql-written', rdata: '192.0.2.72', comment: 'why', domain: { serial: await soaSerial(PLAIN) } },
+    removal: null,
+    changeRequest: null,
+  });
+  expect(await served(PLAIN, 'gql-written', 'A')).toEqual(['192.0.2.72']);
+  const updated = await update(written.record.id, PLAIN, 'gql-written', '192.0.2.73');
+  expect(updated.data.updateRecordOrPropose).toMatchObject({
+    outcome: 'WRITTEN',
+    record: { id: written.record.id, rdata: '192.0.2.73', comment: 'why' },
+    changeRequest: null,
+  });
+  expect(await served(PLAIN, 'gql-written', 'A')).toEqual(['192.0.2.73']);
+  const removed = await remove(written.record.id);
+  expect(removed.data.removeRecordOrPropose).toMatchObject({
+    outcome: 'WRITTEN',
+    zone: PLAIN,
+    record: null,
+    removal: { id: written.record.id, domain: { serial: await soaSerial(PLAIN) } },
+    changeRequest: null,
+  });
+  expect(await served(PLAIN, 'gql-written', 'A')).toEqual([]);
 });
 
 test("REST beside the documented paths: a zone's requests listed and read, approved and rejected with a comment, cancelled", async () => {

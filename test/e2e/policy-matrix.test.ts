@@ -2523,6 +2523,12 @@ const OPS: Op[] = [
     gql(key, `mutation($u: ID!, $z: String!) { createDomains(input: [{userId: $u, zone: $z}]) { id } }`, { u: user, z: zone }),
   ),
   createRecordOp('Mutation.createRecord', (key, t, rdata) => gql(key, CREATE_RECORD, { input: GQL_RECORD(t, rdata) })),
+  // a record's write that, on a zone under review, is proposed instead: held to the same rules as the write
+  createRecordOp('Mutation.createRecordOrPropose', (key, t, rdata) =>
+    gql(key, `mutation($input: RecordInput!) { createRecordOrPropose(input: $input) { outcome record { id } } }`, {
+      input: GQL_RECORD(t, rdata),
+    }),
+  ),
   templateOp('Mutation.createRecordTemplate', (key, user) =>
     gql(key, `mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id } }`, {
       i: { userId: user, name: `pm-${next()}`, records: TEMPLATE_RECORDS },
@@ -2609,6 +2615,9 @@ const OPS: Op[] = [
   deleteZoneOp('Mutation.deleteDomain', (key, zone) => gql(key, `mutation($z: String) { deleteDomain(zone: $z) }`, { z: zone })),
   deleteRecordOp('Mutation.deleteRecord', (key, id) => gql(key, `mutation($id: ID!) { deleteRecord(id: $id) }`, { id })),
   deleteRecordOp('Mutation.removeRecord', (key, id) => gql(key, `mutation($id: ID!) { removeRecord(id: $id) { id } }`, { id })),
+  deleteRecordOp('Mutation.removeRecordOrPropose', (key, id) =>
+    gql(key, `mutation($id: ID!) { removeRecordOrPropose(id: $id) { outcome removal { id } } }`, { id }),
+  ),
   templateOp('Mutation.deleteRecordTemplate', (key, _user, id) => gql(key, `mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id })),
   adminOnlyOp('Mutation.deleteUser', (key) => [
     ['its own user', 'FORBIDDEN', () => gql(key, `mutation($u: ID!) { deleteUser(id: $u) }`, { u: userId })],
@@ -2719,6 +2728,12 @@ const OPS: Op[] = [
   ),
   editRecordOp('Mutation.updateRecord', (key, id, t, rdata) =>
     gql(key, `mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, {
+      id,
+      input: GQL_RECORD(t, rdata),
+    }),
+  ),
+  editRecordOp('Mutation.updateRecordOrPropose', (key, id, t, rdata) =>
+    gql(key, `mutation($id: ID!, $input: RecordInput!) { updateRecordOrPropose(id: $id, input: $input) { outcome record { id } } }`, {
       id,
       input: GQL_RECORD(t, rdata),
     }),

@@ -731,4 +731,15 @@ test('review: on a zone that requires an approval a record write and an import a
     JSON.parse((await cli(['--json', 'zone', 'requests', 'review.cli.example', '--status', 'all'], asUser)).out).map((r: any) => r.status),
   ).toEqual(['CANCELLED', 'REJECTED', 'APPLIED']);
   expect((await cli(['zone', 'requests', 'review.cli.example', '--status', 'sideways'], asUser)).code).toBe(2);
+
+  // a record's edit and delete: proposed too (`--json`: the zone and the request), nothing written
+  const www2 = JSON.parse((await cli(['--json', 'record', 'list', 'review.cli.example'], asUser)).out).find((r: any) => r.owner === 'www2');
+  const pending = { zone: 'review.cli.example', changeRequest: { id: expect.any(String), status: 'PENDING', requiredApprovals: 1 } };
+  const edited = await cli(['--json', 'record', 'edit', www2.id, 'review.cli.example', 'www2', 'A', '192.0.2.79'], asUser);
+  expect(JSON.parse(edited.out)).toEqual(pending);
+  const deleted = await cli(['--json', 'record', 'delete', www2.id, '--yes'], asUser);
+  expect(JSON.parse(deleted.out)).toEqual(pending);
+  expect((await cli(['record', 'list', 'review.cli.example'], asUser)).out).toMatch(/www2\s+300\s+A\s+192\.0\.2\.70/);
+  for (const answer of [edited, deleted])
+    expect((await cli(['zone', 'cancel', JSON.parse(answer.out).changeRequest.id], asUser)).code).toBe(0);
 });

@@ -679,6 +679,13 @@ export type ViewChangeAction = 'CLEAR' | 'HIDE' | 'REPLACE';
 /** A view's record: the base zone's (BASE), the view's own in place of the base's (REPLACE), or the base's hidden in the view (HIDE). */
 export type ViewRecordOverlay = 'BASE' | 'HIDE' | 'REPLACE';
 
+/** What became of a write (docs/changes.md, «Review»). */
+export type WriteOutcome =
+  /** The zone requires approvals: the write became a change request, and nothing was written. */
+  | 'PROPOSED'
+  /** Written, as the write on its own (createRecord, updateRecord, removeRecord) writes it. */
+  | 'WRITTEN';
+
 /** ZONEMD RDATA (RFC 8976 §2, RFC 8976 §2.3). */
 export type ZonemdDataInput = {
   /** hexadecimal, at least 12 octets, blanks allowed between digits */
@@ -903,28 +910,46 @@ export type ZoneRecordsQuery = {
   };
 };
 
-export type CreateRecordMutationVariables = Exact<{
+export type WrittenRecordFieldsFragment = { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null };
+
+export type ProposedChangeFieldsFragment = { id: string; status: string; requiredApprovals: number };
+
+export type CreateRecordOrProposeMutationVariables = Exact<{
   input: RecordInput;
 }>;
 
-export type CreateRecordMutation = {
-  createRecord: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null };
+export type CreateRecordOrProposeMutation = {
+  createRecordOrPropose: {
+    outcome: WriteOutcome;
+    record: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null } | null;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
 };
 
-export type UpdateRecordMutationVariables = Exact<{
+export type UpdateRecordOrProposeMutationVariables = Exact<{
   id: string | number;
   input: RecordInput;
 }>;
 
-export type UpdateRecordMutation = {
-  updateRecord: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null };
+export type UpdateRecordOrProposeMutation = {
+  updateRecordOrPropose: {
+    outcome: WriteOutcome;
+    record: { id: string; owner: string; type: string; ttl: number; rdata: string; comment: string | null } | null;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
 };
 
-export type DeleteRecordMutationVariables = Exact<{
+export type RemoveRecordOrProposeMutationVariables = Exact<{
   id: string | number;
 }>;
 
-export type DeleteRecordMutation = { deleteRecord: boolean };
+export type RemoveRecordOrProposeMutation = {
+  removeRecordOrPropose: {
+    outcome: WriteOutcome;
+    removal: { id: string } | null;
+    changeRequest: { id: string; status: string; requiredApprovals: number } | null;
+  };
+};
 
 export type ChangedRecordFieldsFragment = { owner: string; type: string; ttl: number; rdata: string; toggled: boolean };
 
@@ -1183,15 +1208,6 @@ export type ImportZoneMutation = {
     changeRequest: { id: string; status: string; requiredApprovals: number } | null;
   };
 };
-
-export type ProposedChangeFieldsFragment = { id: string; status: string; requiredApprovals: number };
-
-export type ProposeZoneChangeMutationVariables = Exact<{
-  zone: string;
-  changes: Array<ZoneChangeInput> | ZoneChangeInput;
-}>;
-
-export type ProposeZoneChangeMutation = { proposeZoneChange: { id: string; status: ChangeRequestStatus; requiredApprovals: number } };
 
 export type ChangeRequestFieldsFragment = {
   id: string;
@@ -2911,6 +2927,45 @@ export const SecondaryStatusFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<SecondaryStatusFieldsFragment, unknown>;
+export const WrittenRecordFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WrittenRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Record' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<WrittenRecordFieldsFragment, unknown>;
+export const ProposedChangeFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ProposedChangeFieldsFragment, unknown>;
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -3042,24 +3097,6 @@ export const PropagationFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<PropagationFieldsFragment, unknown>;
-export const ProposedChangeFieldsFragmentDoc = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'FragmentDefinition',
-      name: { kind: 'Name', value: 'ProposedChangeFields' },
-      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ProposedChangeFieldsFragment, unknown>;
 export const ChangeRequestFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -4111,13 +4148,13 @@ export const ZoneRecordsDocument = {
     },
   ],
 } as unknown as DocumentNode<ZoneRecordsQuery, ZoneRecordsQueryVariables>;
-export const CreateRecordDocument = {
+export const CreateRecordOrProposeDocument = {
   kind: 'Document',
   definitions: [
     {
       kind: 'OperationDefinition',
       operation: 'mutation',
-      name: { kind: 'Name', value: 'CreateRecord' },
+      name: { kind: 'Name', value: 'CreateRecordOrPropose' },
       variableDefinitions: [
         {
           kind: 'VariableDefinition',
@@ -4130,7 +4167,7 @@ export const CreateRecordDocument = {
         selections: [
           {
             kind: 'Field',
-            name: { kind: 'Name', value: 'createRecord' },
+            name: { kind: 'Name', value: 'createRecordOrPropose' },
             arguments: [
               {
                 kind: 'Argument',
@@ -4141,27 +4178,67 @@ export const CreateRecordDocument = {
             selectionSet: {
               kind: 'SelectionSet',
               selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'record' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'WrittenRecordFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
               ],
             },
           },
         ],
       },
     },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WrittenRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Record' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
   ],
-} as unknown as DocumentNode<CreateRecordMutation, CreateRecordMutationVariables>;
-export const UpdateRecordDocument = {
+} as unknown as DocumentNode<CreateRecordOrProposeMutation, CreateRecordOrProposeMutationVariables>;
+export const UpdateRecordOrProposeDocument = {
   kind: 'Document',
   definitions: [
     {
       kind: 'OperationDefinition',
       operation: 'mutation',
-      name: { kind: 'Name', value: 'UpdateRecord' },
+      name: { kind: 'Name', value: 'UpdateRecordOrPropose' },
       variableDefinitions: [
         {
           kind: 'VariableDefinition',
@@ -4179,7 +4256,7 @@ export const UpdateRecordDocument = {
         selections: [
           {
             kind: 'Field',
-            name: { kind: 'Name', value: 'updateRecord' },
+            name: { kind: 'Name', value: 'updateRecordOrPropose' },
             arguments: [
               { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
               {
@@ -4191,27 +4268,67 @@ export const UpdateRecordDocument = {
             selectionSet: {
               kind: 'SelectionSet',
               selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'record' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'WrittenRecordFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
               ],
             },
           },
         ],
       },
     },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WrittenRecordFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Record' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'comment' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
   ],
-} as unknown as DocumentNode<UpdateRecordMutation, UpdateRecordMutationVariables>;
-export const DeleteRecordDocument = {
+} as unknown as DocumentNode<UpdateRecordOrProposeMutation, UpdateRecordOrProposeMutationVariables>;
+export const RemoveRecordOrProposeDocument = {
   kind: 'Document',
   definitions: [
     {
       kind: 'OperationDefinition',
       operation: 'mutation',
-      name: { kind: 'Name', value: 'DeleteRecord' },
+      name: { kind: 'Name', value: 'RemoveRecordOrPropose' },
       variableDefinitions: [
         {
           kind: 'VariableDefinition',
@@ -4224,16 +4341,48 @@ export const DeleteRecordDocument = {
         selections: [
           {
             kind: 'Field',
-            name: { kind: 'Name', value: 'deleteRecord' },
+            name: { kind: 'Name', value: 'removeRecordOrPropose' },
             arguments: [
               { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
             ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'outcome' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'removal' },
+                  selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'id' } }] },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changeRequest' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ProposedChangeFields' } }],
+                  },
+                },
+              ],
+            },
           },
         ],
       },
     },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ProposedChangeFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ProposedZoneChange' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
+        ],
+      },
+    },
   ],
-} as unknown as DocumentNode<DeleteRecordMutation, DeleteRecordMutationVariables>;
+} as unknown as DocumentNode<RemoveRecordOrProposeMutation, RemoveRecordOrProposeMutationVariables>;
 export const ZoneDisabledRecordsDocument = {
   kind: 'Document',
   definitions: [
@@ -5352,63 +5501,6 @@ export const ImportZoneDocument = {
     },
   ],
 } as unknown as DocumentNode<ImportZoneMutation, ImportZoneMutationVariables>;
-export const ProposeZoneChangeDocument = {
-  kind: 'Document',
-  definitions: [
-    {
-      kind: 'OperationDefinition',
-      operation: 'mutation',
-      name: { kind: 'Name', value: 'ProposeZoneChange' },
-      variableDefinitions: [
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
-          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
-        },
-        {
-          kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
-          type: {
-            kind: 'NonNullType',
-            type: {
-              kind: 'ListType',
-              type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneChangeInput' } } },
-            },
-          },
-        },
-      ],
-      selectionSet: {
-        kind: 'SelectionSet',
-        selections: [
-          {
-            kind: 'Field',
-            name: { kind: 'Name', value: 'proposeZoneChange' },
-            arguments: [
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'zone' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
-              },
-              {
-                kind: 'Argument',
-                name: { kind: 'Name', value: 'changes' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'changes' } },
-              },
-            ],
-            selectionSet: {
-              kind: 'SelectionSet',
-              selections: [
-                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'status' } },
-                { kind: 'Field', name: { kind: 'Name', value: 'requiredApprovals' } },
-              ],
-            },
-          },
-        ],
-      },
-    },
-  ],
-} as unknown as DocumentNode<ProposeZoneChangeMutation, ProposeZoneChangeMutationVariables>;
 export const ZoneChangeRequestsDocument = {
   kind: 'Document',
   definitions: [

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, writeOrPropose } from '../shared';
+import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, OUTCOME_FIELDS, printOutcome, type ProposedChange } from '../shared';
 import { dryRunChanges } from './change-plan';
 
 /** a record as the CLI reads and prints it: with its RRset's comment (docs/changes.md, «Comments») */
@@ -11,6 +11,9 @@ const recordColumns = (records: { comment?: string | null }[]) =>
 const writtenColumns = (record: { comment?: string | null }) =>
   record.comment ? ['id', 'owner', 'type', 'rdata', 'ttl', 'comment'] : ['id', 'owner', 'type', 'rdata', 'ttl'];
 const COMMENT_HELP = "the comment of the record's RRset ('' removes it; without it, the comment stays as it is)";
+
+/** what a record's write answers: written (its record, where asked), or the change request it became */
+type WriteAnswer = { zone: string; changeRequest: ProposedChange | null; record?: Record<string, unknown> & { comment?: string | null } };
 
 /** the comment an option gives (absent: none, the RRset's stays) */
 const commentOf = (options: { comment?: string }) => (options.comment === undefined ? {} : { comment: options.comment });
@@ -35,17 +38,12 @@ export function registerRecordCommands(program: Command): void {
         const ttl = ttlOf(options.ttl);
         const comment = commentOf(options);
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }]);
-        await writeOrPropose(
-          program,
-          async () => {
-            const { createRecord } = await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { ${RECORD_FIELDS} } }`, {
-              i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
-            });
-            print(program, createRecord, writtenColumns(createRecord));
-          },
-          // a zone that requires approvals: the record proposed as an ADD
-          async () => ({ zone: zoneName, changes: [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }] }),
+        // a zone that requires approvals: the record proposed as an ADD, said so (docs/changes.md, «Review»)
+        const { createRecordOrPropose } = await gql<{ createRecordOrPropose: WriteAnswer }>(
+          `mutation($i: RecordInput!) { createRecordOrPropose(input: $i) { ${OUTCOME_FIELDS} record { ${RECORD_FIELDS} } } }`,
+          { i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
         );
+        printOutcome(program, createRecordOrPropose, ({ record: written }) => print(program, written!, writtenColumns(written!)));
       },
     );
   record
@@ -70,17 +68,12 @@ export function registerRecordCommands(program: Command): void {
             ? ttlOf(options.ttl)
             : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }]);
-        await writeOrPropose(
-          program,
-          async () => {
-            const { updateRecord } = await gql(
-              `mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ${RECORD_FIELDS} } }`,
-              { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
-            );
-            print(program, updateRecord, writtenColumns(updateRecord));
-          },
-          async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }] }),
+        // a zone that requires approvals: the record replaced by id, proposed as a REPLACE
+        const { updateRecordOrPropose } = await gql<{ updateRecordOrPropose: WriteAnswer }>(
+          `mutation($id: ID!, $i: RecordInput!) { updateRecordOrPropose(id: $id, input: $i) { ${OUTCOME_FIELDS} record { ${RECORD_FIELDS} } } }`,
+          { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
         );
+        printOutcome(program, updateRecordOrPropose, ({ record: written }) => print(program, written!, writtenColumns(written!)));
       },
     );
   record
@@ -110,16 +103,11 @@ export function registerRecordCommands(program: Command): void {
         return dryRunChanges(program, found.zone, [{ kind: 'REMOVE', id }]);
       }
       await confirm(options, `delete record ${id}`, id);
-      await writeOrPropose(
-        program,
-        async () => {
-          await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
-          print(program, { id, deleted: true });
-        },
-        async () => {
-          const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
-          return { zone: found.zone, changes: [{ kind: 'REMOVE', id }] };
-        },
+      // a zone that requires approvals: the record's removal by id, proposed as a REMOVE
+      const { removeRecordOrPropose } = await gql<{ removeRecordOrPropose: WriteAnswer }>(
+        `mutation($id: ID!) { removeRecordOrPropose(id: $id) { ${OUTCOME_FIELDS} } }`,
+        { id },
       );
+      printOutcome(program, removeRecordOrPropose, () => print(program, { id, deleted: true }));
     });
 }

@@ -1,6 +1,20 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Info,
+  Mutation,
+  ObjectType,
+  Query,
+  registerEnumType,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { forgetZone, zoneNow } from '../loaders';
 import type { GraphQLContext } from '../context';
 import { connection } from '../pages';
@@ -14,6 +28,8 @@ import { listComplexity, listPage } from './paging';
 import { bindScope } from '../inputs/cursors';
 import { recordTypeOf, RecordTypeEnum, typeFilter } from '../types/record-type.enum';
 import { recordData, RecordDataUnion } from '../types/record-data';
+import { ProposedZoneChange } from './zone-changes.resolver';
+import { proposedOf, type WriteOutcome } from '../../services/zones/change-requests.service';
 
 /** A record written: its `domain` is then read as the write left the zone, not as this operation read it before. */
 function written(ctx: GraphQLContext, record: RecordRow): RecordRow {
@@ -42,6 +58,61 @@ export class RecordRemovalResolver {
   domain(@Root() removal: RecordRemoval, @Ctx() ctx: GraphQLContext) {
     return zoneNow(ctx.loaders, removal.domainId);
   }
+}
+
+export enum WriteOutcomeEnum {
+  WRITTEN = 'WRITTEN',
+  PROPOSED = 'PROPOSED',
+}
+registerEnumType(WriteOutcomeEnum, {
+  name: 'WriteOutcome',
+  description: 'What became of a write (docs/changes.md, «Review»).',
+  valuesConfig: {
+    WRITTEN: { description: 'Written, as the write on its own (createRecord, updateRecord, removeRecord) writes it.' },
+    PROPOSED: { description: 'The zone requires approvals: the write became a change request, and nothing was written.' },
+  },
+});
+
+@ObjectType('RecordWriteOutcome', {
+  simpleResolvers: true,
+  description:
+    'What a record’s write (createRecordOrPropose, updateRecordOrPropose, removeRecordOrPropose) became: WRITTEN, with what createRecord, updateRecord or removeRecord answers; or PROPOSED on a zone that requires approvals, with the change request it became and nothing written (docs/changes.md, «Review»).',
+})
+export class RecordWriteOutcome {
+  @Field(() => WriteOutcomeEnum)
+  outcome!: WriteOutcomeEnum;
+
+  @Field({ description: 'The zone written, or the one the change request is of.' })
+  zone!: string;
+
+  @Field(() => RecordType, {
+    nullable: true,
+    description:
+      'WRITTEN by createRecordOrPropose or updateRecordOrPropose: the record as written (its `domain`: the zone as the write left it).',
+  })
+  record?: RecordRow;
+
+  @Field(() => RecordRemoval, { nullable: true, description: 'WRITTEN by removeRecordOrPropose: the deleted record’s id and its zone.' })
+  removal?: RecordRemoval;
+
+  @Field(() => ProposedZoneChange, {
+    nullable: true,
+    description: 'PROPOSED: the change request the write became (the whole of it: Query.changeRequest).',
+  })
+  changeRequest?: ProposedZoneChange;
+}
+
+/** an outcome as GraphQL answers it: what was written, the zone's loaders forgotten, or the request it became */
+function outcomeOf<T>(
+  ctx: GraphQLContext,
+  outcome: WriteOutcome<T>,
+  written: (result: T) => Pick<RecordWriteOutcome, 'zone' | 'record' | 'removal'> & { domainId: number },
+): RecordWriteOutcome {
+  if (outcome.outcome === 'proposed')
+    return { outcome: WriteOutcomeEnum.PROPOSED, zone: outcome.changeRequest.zone, changeRequest: proposedOf(outcome.changeRequest) };
+  const { domainId, ...answer } = written(outcome.written);
+  forgetZone(ctx.loaders, domainId);
+  return { outcome: WriteOutcomeEnum.WRITTEN, ...answer };
 }
 
 @Resolver(() => RecordType)
@@ -117,6 +188,47 @@ export class RecordResolver {
     const zone = await ctx.services.records.delete(ctx, recordId);
     forgetZone(ctx.loaders, zone.id);
     return { id: recordId, domainId: zone.id };
+  }
+
+  @Mutation(() => RecordWriteOutcome, {
+    description:
+      'Adds a record, as createRecord does (the same checks and refusals, its warnings in extensions.warnings); on a zone that requires approvals, proposes it instead as a change request (an ADD) and answers that request, nothing written.',
+  })
+  async createRecordOrPropose(@Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext): Promise<RecordWriteOutcome> {
+    return outcomeOf(ctx, await ctx.services.recordWrites.create(ctx, input), (record) => ({
+      zone: record.zone,
+      record,
+      domainId: record.domainId,
+    }));
+  }
+
+  @Mutation(() => RecordWriteOutcome, {
+    description:
+      'Replaces a record, as updateRecord does; on a zone that requires approvals, proposes it instead as a change request (a REPLACE of the record by its id) and answers that request, nothing written.',
+  })
+  async updateRecordOrPropose(
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: RecordInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<RecordWriteOutcome> {
+    return outcomeOf(ctx, await ctx.services.recordWrites.update(ctx, parseId(id, 'id'), input), (record) => ({
+      zone: record.zone,
+      record,
+      domainId: record.domainId,
+    }));
+  }
+
+  @Mutation(() => RecordWriteOutcome, {
+    description:
+      'Deletes a record, as removeRecord does; on a zone that requires approvals, proposes it instead as a change request (a REMOVE of the record by its id) and answers that request, nothing deleted.',
+  })
+  async removeRecordOrPropose(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext): Promise<RecordWriteOutcome> {
+    const recordId = parseId(id, 'id');
+    return outcomeOf(ctx, await ctx.services.recordWrites.delete(ctx, recordId), (zone) => ({
+      zone: zone.name,
+      removal: { id: recordId, domainId: zone.id },
+      domainId: zone.id,
+    }));
   }
 
   @FieldResolver(() => RecordTypeEnum, {

@@ -5,24 +5,6 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
-/** AAAA RDATA (RFC 3596 §2, RFC 4291 §2.2, RFC 5952 §4). */
-export type AaaaDataInput = {
-  /** IPv6 address in any RFC 4291 text form; shown in RFC 5952 canonical form */
-  address: string;
-};
-
-/** A RDATA (RFC 1035 §3.4.1). */
-export type ADataInput = {
-  /** IPv4 address in dotted-quad form, e.g. 192.0.2.1 (no leading zeros) */
-  address: string;
-};
-
-/** APL RDATA (RFC 3123 §4, RFC 3123 §5). */
-export type AplDataInput = {
-  /** [!]afi:address/prefix, blank-separated: 1:192.0.2.0/24 !2:2001:db8::/32 */
-  items?: string | null | undefined;
-};
-
 /** The other signer’s DNSKEYs (multi-signer, RFC 8901 model 2): by value, or read from its server. Exactly one of dnskeys and fetchFrom. */
 export type AddForeignDnskeysInput = {
   /** DNSKEYs in presentation form: the RDATA (`257 3 13 base64…`) or the whole record (`example.com. 3600 IN DNSKEY 257 3 13 base64…`); flags 256 (ZSK) or 257 (KSK), the zone’s algorithm. */
@@ -37,58 +19,6 @@ export type AddForeignDnskeysInput = {
 export type ApiKeyRateInput = {
   rateBurst?: number | null | undefined;
   ratePerSecond?: number | null | undefined;
-};
-
-/** CAA RDATA (RFC 8659 §4.1). */
-export type CaaDataInput = {
-  /** 0–255; 128 = issuer critical */
-  flags: number;
-  /** property tag, letters and digits (issue, issuewild, iodef, ...), stored lower-case */
-  tag: string;
-  /** property value, a quoted string */
-  value: string;
-};
-
-/** CDNSKEY RDATA (RFC 7344 §3.2, RFC 8078, RFC 4034 §2). */
-export type CdnskeyDataInput = {
-  /** DNSSEC algorithm number, 0–255 */
-  algorithm: number;
-  /** 0–65535: 256 zone key, 257 zone key + secure entry point (RFC 4034 §2.1.1) */
-  flags: number;
-  /** always 3 (RFC 4034 §2.1.2) */
-  protocol: number;
-  /** base64, blanks allowed between pieces */
-  publicKey: string;
-};
-
-/** CDS RDATA (RFC 7344 §3.1, RFC 8078, RFC 4034 §5). */
-export type CdsDataInput = {
-  /** DNSSEC algorithm number, 0–255 */
-  algorithm: number;
-  /** hexadecimal, blanks allowed between digits */
-  digest: string;
-  /** 1 = SHA-1 (20 octets), 2 = SHA-256 (32), 4 = SHA-384 (48) */
-  digestType: number;
-  /** 0–65535 */
-  keyTag: number;
-};
-
-/** CERT RDATA (RFC 4398 §2). */
-export type CertDataInput = {
-  /** DNSSEC algorithm number 0–255 or its mnemonic */
-  algorithm: string;
-  /** base64, blanks allowed between pieces */
-  certificate: string;
-  /** 0–65535 */
-  keyTag: number;
-  /** certificate type, 0–65535 or a mnemonic (PKIX, SPKI, PGP, IPKIX, ISPKI, IPGP, ACPKIX, IACPKIX, URI, OID) */
-  type: string;
-};
-
-/** CNAME RDATA (RFC 1035 §3.3.1, RFC 1034 §3.6.2, RFC 2181 §10.1). */
-export type CnameDataInput = {
-  /** the canonical (target) name of this alias */
-  cname: string;
 };
 
 export type ChangeRequestStatus =
@@ -137,54 +67,6 @@ export type CreateTsigKeyInput = {
   zone?: string | null | undefined;
 };
 
-/** DHCID RDATA (RFC 4701 §3). */
-export type DhcidDataInput = {
-  /** identifier type, digest type and digest, base64 (RFC 4701 §3.4) */
-  data: string;
-};
-
-/** DNAME RDATA (RFC 6672 §2.1). */
-export type DnameDataInput = {
-  /** the name the subtree below the owner is redirected to */
-  target: string;
-};
-
-/** DNSKEY RDATA (RFC 4034 §2). */
-export type DnskeyDataInput = {
-  /** DNSSEC algorithm number, 0–255 */
-  algorithm: number;
-  /** 0–65535: 256 zone key, 257 zone key + secure entry point (RFC 4034 §2.1.1) */
-  flags: number;
-  /** always 3 (RFC 4034 §2.1.2) */
-  protocol: number;
-  /** base64, blanks allowed between pieces */
-  publicKey: string;
-};
-
-/** DS RDATA (RFC 4034 §5, RFC 4509 §2.2, RFC 6605 §4). */
-export type DsDataInput = {
-  /** DNSSEC algorithm number, 0–255 */
-  algorithm: number;
-  /** hexadecimal, blanks allowed between digits */
-  digest: string;
-  /** 1 = SHA-1 (20 octets), 2 = SHA-256 (32), 4 = SHA-384 (48) */
-  digestType: number;
-  /** 0–65535 */
-  keyTag: number;
-};
-
-/** DSYNC RDATA (RFC 9859 §2). */
-export type DsyncDataInput = {
-  /** 0–65535, where the target listens */
-  port: number;
-  /** the record type notified (CDS, CSYNC) as its mnemonic or TYPEnnn */
-  rrtype: string;
-  /** 0–255 (or its mnemonic NOTIFY = 1); 0 is ignored */
-  scheme: number;
-  /** host name of the notification endpoint */
-  target: string;
-};
-
 /** ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with. */
 export type DnssecAlgorithm = 'ECDSAP256SHA256' | 'ED25519' | 'RSASHA256';
 
@@ -199,18 +81,6 @@ export type DnssecKeyLayout = 'CSK' | 'KSK_ZSK';
 
 /** ZSK: the zone-signing key, by pre-publication; KSK: the key-signing key (or the CSK), by double-DS. */
 export type DnssecRollRole = 'KSK' | 'ZSK';
-
-/** EUI48 RDATA (RFC 7043 §3). */
-export type Eui48DataInput = {
-  /** 6 pairs of hexadecimal digits separated by hyphens */
-  address: string;
-};
-
-/** EUI64 RDATA (RFC 7043 §4). */
-export type Eui64DataInput = {
-  /** 8 pairs of hexadecimal digits separated by hyphens */
-  address: string;
-};
 
 export type EnableDnssecInput = {
   /** Default ECDSAP256SHA256. */
@@ -227,24 +97,6 @@ export type EnableDnssecInput = {
 
 /** How much a finding matters: critical, warning or info. */
 export type FindingSeverity = 'critical' | 'info' | 'warning';
-
-/** HINFO RDATA (RFC 1035 §3.3.2, RFC 8482 §4.2). */
-export type HinfoDataInput = {
-  /** character-string, at most 255 octets */
-  cpu: string;
-  /** character-string, at most 255 octets */
-  os: string;
-};
-
-/** HTTPS RDATA (RFC 9460 §9, RFC 9460 §2, RFC 9460 §7). */
-export type HttpsDataInput = {
-  /** key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number */
-  params?: string | null | undefined;
-  /** 0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred */
-  priority: number;
-  /** target name; '.' means the owner name (ServiceMode) or no service (AliasMode) */
-  target: string;
-};
 
 /** What a health finding is about (docs/health.md lists what to do about each). */
 export type HealthFindingCode =
@@ -270,20 +122,6 @@ export type HealthFindingCode =
 /** unknown: not checked yet; ok: the last check found nothing to act on; warning: a finding to act on; critical: resolvers fail the zone, or may (docs/health.md). */
 export type HealthState = 'critical' | 'ok' | 'unknown' | 'warning';
 
-/** IPSECKEY RDATA (RFC 4025 §2, RFC 4025 §3). */
-export type IpseckeyDataInput = {
-  /** 1 DSA, 2 RSA, 3 ECDSA (0, no key, is refused: see the public key) */
-  algorithm: number;
-  /** '.', an IPv4 or IPv6 address, or a domain name, as the gateway type says */
-  gateway: string;
-  /** 0 no gateway ('.'), 1 IPv4, 2 IPv6, 3 domain name */
-  gatewayType: number;
-  /** 0–255, lower is preferred */
-  precedence: number;
-  /** base64, blanks allowed between pieces */
-  publicKey?: string | null | undefined;
-};
-
 export type KeyPolicyInput = {
   /** CIDR blocks the key may be used from (HTTP clients, DNS UPDATE and transfers). */
   allowedNetworks?: Array<string> | null | undefined;
@@ -304,86 +142,6 @@ export type KeyPolicyInput = {
 /** Ready-made policies. READ_ONLY: read (the given zone, or every zone of the user); ONE_ZONE: read and write the given zone; ACME: write TXT at _acme-challenge names (at any depth) only, in the given zone or every zone of the user. */
 export type KeyPreset = 'ACME' | 'ONE_ZONE' | 'READ_ONLY';
 
-/** L32 RDATA (RFC 6742 §2.2). */
-export type L32DataInput = {
-  /** dotted-quad, as an IPv4 address */
-  locator32: string;
-  /** 0–65535, lower is preferred */
-  preference: number;
-};
-
-/** L64 RDATA (RFC 6742 §2.3). */
-export type L64DataInput = {
-  /** four groups of four hexadecimal digits separated by colons */
-  locator64: string;
-  /** 0–65535, lower is preferred */
-  preference: number;
-};
-
-/** LOC RDATA (RFC 1876 §2, RFC 1876 §3). */
-export type LocDataInput = {
-  /** meters, -100000.00 to 42849672.95, optional m */
-  altitude: string;
-  /** degrees 0–90 [minutes [seconds with up to 3 decimals]] N or S */
-  latitude: string;
-  /** degrees 0–180 [minutes [seconds]] E or W */
-  longitude: string;
-  /** optional: size, horizontal and vertical precision in meters (defaults 1m 10000m 10m) */
-  sizeAndPrecision: string;
-};
-
-/** LP RDATA (RFC 6742 §2.4). */
-export type LpDataInput = {
-  /** the name holding L32 or L64 records */
-  fqdn: string;
-  /** 0–65535, lower is preferred */
-  preference: number;
-};
-
-/** MX RDATA (RFC 1035 §3.3.9, RFC 7505). */
-export type MxDataInput = {
-  /** host name of the mail server; '.' with preference 0 is the null MX (RFC 7505) */
-  exchange: string;
-  /** 0–65535, lower is preferred */
-  preference: number;
-};
-
-/** NAPTR RDATA (RFC 3403 §4, RFC 3402 §3.2). */
-export type NaptrDataInput = {
-  /** character-string of letters and digits (e.g. "U", "S", "A", "P") */
-  flags: string;
-  /** 0–65535, lower is processed first */
-  order: number;
-  /** 0–65535, among equal order */
-  preference: number;
-  /** character-string: substitution expression delim-ere-delim-repl-delim-flags, or "" */
-  regexp: string;
-  /** domain name, or '.' when regexp is used */
-  replacement: string;
-  /** character-string (e.g. "E2U+sip") */
-  services: string;
-};
-
-/** NID RDATA (RFC 6742 §2.1). */
-export type NidDataInput = {
-  /** four groups of four hexadecimal digits separated by colons */
-  nodeId: string;
-  /** 0–65535, lower is preferred */
-  preference: number;
-};
-
-/** NS RDATA (RFC 1035 §3.3.11). */
-export type NsDataInput = {
-  /** host name of an authoritative name server (relative names are completed with the zone); '.' is loaded as written */
-  nsdname: string;
-};
-
-/** OPENPGPKEY RDATA (RFC 7929 §2). */
-export type OpenpgpkeyDataInput = {
-  /** the OpenPGP public key, base64 (RFC 7929 §2.3) */
-  data: string;
-};
-
 /** What a view does to an RRset of a zone (docs/views.md): REPLACE with its own records, or HIDE it. */
 export type OverlayAction = 'HIDE' | 'REPLACE';
 
@@ -391,12 +149,6 @@ export type OverlayRecordInput = {
   rdata: string;
   /** The RRset’s TTL (the first record’s); 3600 when not given. */
   ttl?: number | null | undefined;
-};
-
-/** PTR RDATA (RFC 1035 §3.3.12). */
-export type PtrDataInput = {
-  /** the name this owner points to */
-  ptrdname: string;
 };
 
 /** What a rule allows: READ, or WRITE (which includes READ). */
@@ -420,142 +172,6 @@ export type QueryDimension = 'OWNER' | 'RCODE' | 'SECONDARY' | 'TYPE';
 
 /** A bucket’s length. Minutes are kept ANALYTICS_MINUTES_KEEP_HOURS, hours ANALYTICS_HOURS_KEEP_DAYS, days ANALYTICS_DAYS_KEEP_DAYS: a window reaching further back is answered in the longer step (QueryStats.step). */
 export type QueryStep = 'DAY' | 'HOUR' | 'MINUTE';
-
-/** RP RDATA (RFC 1183 §2.2). */
-export type RpDataInput = {
-  /** mailbox with the @ written as a dot; '.' for none */
-  mboxDname: string;
-  /** name holding TXT records about the person; '.' for none */
-  txtDname: string;
-};
-
-/** RDATA as typed fields: set exactly one member, the one of the record’s type (RFC 3597 TYPEnnn: use rdata). */
-export type RecordDataInput = {
-  a?: ADataInput | null | undefined;
-  aaaa?: AaaaDataInput | null | undefined;
-  apl?: AplDataInput | null | undefined;
-  caa?: CaaDataInput | null | undefined;
-  cdnskey?: CdnskeyDataInput | null | undefined;
-  cds?: CdsDataInput | null | undefined;
-  cert?: CertDataInput | null | undefined;
-  cname?: CnameDataInput | null | undefined;
-  dhcid?: DhcidDataInput | null | undefined;
-  dname?: DnameDataInput | null | undefined;
-  dnskey?: DnskeyDataInput | null | undefined;
-  ds?: DsDataInput | null | undefined;
-  dsync?: DsyncDataInput | null | undefined;
-  eui48?: Eui48DataInput | null | undefined;
-  eui64?: Eui64DataInput | null | undefined;
-  hinfo?: HinfoDataInput | null | undefined;
-  https?: HttpsDataInput | null | undefined;
-  ipseckey?: IpseckeyDataInput | null | undefined;
-  l32?: L32DataInput | null | undefined;
-  l64?: L64DataInput | null | undefined;
-  loc?: LocDataInput | null | undefined;
-  lp?: LpDataInput | null | undefined;
-  mx?: MxDataInput | null | undefined;
-  naptr?: NaptrDataInput | null | undefined;
-  nid?: NidDataInput | null | undefined;
-  ns?: NsDataInput | null | undefined;
-  openpgpkey?: OpenpgpkeyDataInput | null | undefined;
-  ptr?: PtrDataInput | null | undefined;
-  rp?: RpDataInput | null | undefined;
-  smimea?: SmimeaDataInput | null | undefined;
-  soa?: SoaDataInput | null | undefined;
-  spf?: SpfDataInput | null | undefined;
-  srv?: SrvDataInput | null | undefined;
-  sshfp?: SshfpDataInput | null | undefined;
-  svcb?: SvcbDataInput | null | undefined;
-  tlsa?: TlsaDataInput | null | undefined;
-  txt?: TxtDataInput | null | undefined;
-  uri?: UriDataInput | null | undefined;
-  zonemd?: ZonemdDataInput | null | undefined;
-};
-
-export type RecordInput = {
-  /** The comment of the record’s RRset becomes this ("" removes it; absent, it stays): free text, at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength), kept in the history; no DNS data. */
-  comment?: string | null | undefined;
-  /** RDATA as typed fields (the member of the record’s type); or give `rdata` instead. */
-  data?: RecordDataInput | null | undefined;
-  /** Owner, relative to the zone ('@' = apex) or absolute inside it. */
-  owner: string;
-  /** RDATA in presentation form; or give `data` instead (exactly one of the two). */
-  rdata?: string | null | undefined;
-  /** The TTL: 0 to 2147483647 (RFC 2181 §8), within ALLOWED_TTLS_BEYOND_REST when the operator set it (serverSettings.allowedTtls). */
-  ttl: number;
-  /** Record type (case-insensitive). */
-  type: string;
-  /** Zone name. */
-  zone: string;
-};
-
-/** SMIMEA RDATA (RFC 8162 §2, RFC 6698 §2). */
-export type SmimeaDataInput = {
-  /** hexadecimal, blanks allowed between digits */
-  certificateAssociationData: string;
-  /** 0 = exact, 1 = SHA-256 (32 octets), 2 = SHA-512 (64 octets) */
-  matchingType: number;
-  /** 0 = full certificate, 1 = SubjectPublicKeyInfo */
-  selector: number;
-  /** 0–3: PKIX-TA, PKIX-EE, DANE-TA, DANE-EE (RFC 7218) */
-  usage: number;
-};
-
-/** SOA RDATA (RFC 1035 §3.3.13, RFC 1982, RFC 2181 §8, RFC 2308 §4). */
-export type SoaDataInput = {
-  /** seconds after which a secondary stops answering without a refresh, 0–2147483647 */
-  expire: number;
-  /** negative-caching TTL in seconds (RFC 2308 §4), 0–2147483647 */
-  minimum: number;
-  /** host name of the primary name server */
-  mname: string;
-  /** seconds between secondary refresh checks, 0–2147483647 */
-  refresh: number;
-  /** seconds before a failed refresh is retried, 0–2147483647 */
-  retry: number;
-  /** mailbox of the person responsible, with the @ written as a dot (hostmaster.example.net.) */
-  rname: string;
-  /** zone version, 0–4294967295, compared in RFC 1982 serial arithmetic */
-  serial: number;
-};
-
-/** SPF RDATA (RFC 4408 §3.1.1, RFC 7208 §3.1, RFC 1035 §3.3.14). */
-export type SpfDataInput = {
-  /** one or more character-strings, quoted or single words, each at most 255 octets; escapes \" \\ \DDD */
-  txtData: Array<string>;
-};
-
-/** SRV RDATA (RFC 2782). */
-export type SrvDataInput = {
-  /** 0–65535 */
-  port: number;
-  /** 0–65535, lower is tried first */
-  priority: number;
-  /** host name of the server; '.' means the service is not available */
-  target: string;
-  /** 0–65535, relative share among equal priorities */
-  weight: number;
-};
-
-/** SSHFP RDATA (RFC 4255 §3, RFC 6594, RFC 7479, RFC 8709). */
-export type SshfpDataInput = {
-  /** key algorithm, 0–255 (1 RSA, 2 DSA, 3 ECDSA, 4 Ed25519, 6 Ed448) */
-  algorithm: number;
-  /** hexadecimal, blanks allowed between digits */
-  fingerprint: string;
-  /** 0–255 (1 = SHA-1, 20 octets; 2 = SHA-256, 32 octets) */
-  fingerprintType: number;
-};
-
-/** SVCB RDATA (RFC 9460 §2, RFC 9460 §7, RFC 9460 §8). */
-export type SvcbDataInput = {
-  /** key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number */
-  params?: string | null | undefined;
-  /** 0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred */
-  priority: number;
-  /** target name; '.' means the owner name (ServiceMode) or no service (AliasMode) */
-  target: string;
-};
 
 /** A DNS server of the customer’s: address, port (53 unless given), and the TSIG key of the zone’s user it uses. */
 export type ServerInput = {
@@ -638,34 +254,6 @@ export type SteeringRuleInput = {
   subnets?: Array<string> | null | undefined;
 };
 
-/** TLSA RDATA (RFC 6698 §2, RFC 7218). */
-export type TlsaDataInput = {
-  /** hexadecimal, blanks allowed between digits */
-  certificateAssociationData: string;
-  /** 0 = exact, 1 = SHA-256 (32 octets), 2 = SHA-512 (64 octets) */
-  matchingType: number;
-  /** 0 = full certificate, 1 = SubjectPublicKeyInfo */
-  selector: number;
-  /** 0–3: PKIX-TA, PKIX-EE, DANE-TA, DANE-EE (RFC 7218) */
-  usage: number;
-};
-
-/** TXT RDATA (RFC 1035 §3.3.14, RFC 1035 §5.1). */
-export type TxtDataInput = {
-  /** one or more character-strings, quoted or single words, each at most 255 octets; escapes \" \\ \DDD */
-  txtData: Array<string>;
-};
-
-/** URI RDATA (RFC 7553 §4). */
-export type UriDataInput = {
-  /** 0–65535, lower is preferred */
-  priority: number;
-  /** the URI (RFC 3986), quoted */
-  target: string;
-  /** 0–65535, relative weight among equal priorities */
-  weight: number;
-};
-
 /** A change of a TSIG key’s policy (given whole, replacing the key’s). Its name stays: a new name is a new key. */
 export type UpdateTsigKeyInput = {
   /** The key’s new policy, replacing its whole policy (docs/least-privilege.md). */
@@ -690,18 +278,6 @@ export type UserLimitsInput = {
 
 /** A view's record: the base zone's (BASE), the view's own in place of the base's (REPLACE), or the base's hidden in the view (HIDE). */
 export type ViewRecordOverlay = 'BASE' | 'HIDE' | 'REPLACE';
-
-/** ZONEMD RDATA (RFC 8976 §2, RFC 8976 §2.3). */
-export type ZonemdDataInput = {
-  /** hexadecimal, at least 12 octets, blanks allowed between digits */
-  digest: string;
-  /** 1 = SHA-384 (48 octets), 2 = SHA-512 (64) */
-  hashAlgorithm: number;
-  /** 1 = SIMPLE (RFC 8976 §5.2) */
-  scheme: number;
-  /** SOA serial the digest was computed at, 0–4294967295 */
-  serial: number;
-};
 
 export type ZoneChangeInput = {
   /** The comment of the RRset the change names by owner and type becomes this ("" removes it; absent, it stays), at most MAX_COMMENT_LENGTH characters (serverSettings.maxCommentLength); needs owner and type (a change by id alone names no RRset: COMMENT_NEEDS_RRSET). COMMENT: the comment alone. */
@@ -1210,21 +786,6 @@ export type GetRecordQuery = {
   record: { comment: string | null; id: string; zone: string; owner: string; type: string; rdata: string; ttl: number };
 };
 
-export type UpdateRecordMutationVariables = Exact<{
-  id: string | number;
-  input: RecordInput;
-}>;
-
-export type UpdateRecordMutation = {
-  updateRecord: { comment: string | null; id: string; zone: string; owner: string; type: string; rdata: string; ttl: number };
-};
-
-export type DeleteRecordMutationVariables = Exact<{
-  id: string | number;
-}>;
-
-export type DeleteRecordMutation = { deleteRecord: boolean };
-
 export type ListUsersQueryVariables = Exact<{
   first: number;
   after?: string | null | undefined;
@@ -1612,15 +1173,6 @@ export type ImportZoneMutation = {
     warnings: Array<{ line: number | null; field: string; code: string; message: string }>;
     changeRequest: { id: string; status: string; requiredApprovals: number } | null;
   };
-};
-
-export type ProposeZoneChangeMutationVariables = Exact<{
-  zone: string;
-  changes: Array<ZoneChangeInput> | ZoneChangeInput;
-}>;
-
-export type ProposeZoneChangeMutation = {
-  proposeZoneChange: { zone: string; id: string; status: ChangeRequestStatus; requiredApprovals: number };
 };
 
 export type ChangeRequestsQueryVariables = Exact<{
@@ -3748,26 +3300,6 @@ export const GetRecordDocument = new TypedDocumentString(`
   rdata
   ttl
 }`) as unknown as TypedDocumentString<GetRecordQuery, GetRecordQueryVariables>;
-export const UpdateRecordDocument = new TypedDocumentString(`
-    mutation UpdateRecord($id: ID!, $input: RecordInput!) {
-  updateRecord(id: $id, input: $input) {
-    ...RestRecord
-    comment
-  }
-}
-    fragment RestRecord on Record {
-  id
-  zone
-  owner
-  type
-  rdata
-  ttl
-}`) as unknown as TypedDocumentString<UpdateRecordMutation, UpdateRecordMutationVariables>;
-export const DeleteRecordDocument = new TypedDocumentString(`
-    mutation DeleteRecord($id: ID!) {
-  deleteRecord(id: $id)
-}
-    `) as unknown as TypedDocumentString<DeleteRecordMutation, DeleteRecordMutationVariables>;
 export const ListUsersDocument = new TypedDocumentString(`
     query ListUsers($first: Int!, $after: String) {
   users(first: $first, after: $after) {
@@ -4316,16 +3848,6 @@ export const ImportZoneDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ImportZoneMutation, ImportZoneMutationVariables>;
-export const ProposeZoneChangeDocument = new TypedDocumentString(`
-    mutation ProposeZoneChange($zone: String!, $changes: [ZoneChangeInput!]!) {
-  proposeZoneChange(zone: $zone, changes: $changes) {
-    zone
-    id
-    status
-    requiredApprovals
-  }
-}
-    `) as unknown as TypedDocumentString<ProposeZoneChangeMutation, ProposeZoneChangeMutationVariables>;
 export const ChangeRequestsDocument = new TypedDocumentString(`
     query ChangeRequests($zone: String!, $status: [ChangeRequestStatus!], $first: Int) {
   changeRequests(zone: $zone, status: $status, first: $first) {

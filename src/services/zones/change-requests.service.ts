@@ -62,14 +62,44 @@ export interface ProposedChange {
   requiredApprovals: number;
 }
 
-/** a write refused because its zone requires approvals: from a person's edge, it becomes a change request */
-export const isUnderReview = (error: unknown): boolean => error instanceof DomainError && error.code === 'ZONE_UNDER_REVIEW';
+/** a write refused because its zone requires approvals (the write engine's ZONE_UNDER_REVIEW) */
+const isUnderReview = (error: unknown): error is DomainError => error instanceof DomainError && error.code === 'ZONE_UNDER_REVIEW';
 
-const proposedOf = (request: ChangeRequestView): ProposedChange => ({
+/** a write's change as a change set says it: what a zone under review is asked to approve instead */
+export interface ChangeProposal {
+  zone: string;
+  changes: ZoneChangeSpec[];
+  expectSerial?: number;
+  options?: ZoneChangeOptions;
+}
+
+/** what became of a person's write: written (the write's own answer), or proposed as a change request, nothing written */
+export type WriteOutcome<T> = { outcome: 'written'; written: T } | { outcome: 'proposed'; changeRequest: ChangeRequestView };
+
+/**
+ * Whether the edge a write came through answers a change request: `true`. Otherwise the zone's refusal is the
+ * answer (ZONE_UNDER_REVIEW), with the words given added to its message: how this edge proposes the change, or
+ * why this write cannot be proposed.
+ */
+export type ProposalAcceptance = true | { refusal?: string };
+
+/** what a write that became a change request answers of it, as GraphQL's ProposedZoneChange */
+export const proposedOf = (request: Pick<ChangeRequestView, 'id' | 'status' | 'requiredApprovals'>): ProposedChange => ({
   id: request.id,
   status: request.status.toUpperCase(),
   requiredApprovals: request.requiredApprovals,
 });
+
+/** the zone's refusal, with what the edge adds to it (how it proposes, or why it cannot) */
+function refusalAt(refusal: DomainError, words: string | undefined): DomainError {
+  if (!words) return refusal;
+  const message = `${refusal.message}; ${words}`;
+  return new DomainError(
+    refusal.code,
+    message,
+    refusal.details.map((detail) => (detail.code === refusal.code ? { ...detail, message } : detail)),
+  );
+}
 
 /** the plan as a request keeps it: a dry run's answer, the RRsets it was planned on, how its changes are read */
 type KeptPlan = ZoneChangesResult & { basis?: PlannedRrset[]; options?: ZoneChangeOptions };
@@ -138,6 +168,35 @@ export class ChangeRequestsService {
   ) {}
 
   /**
+   * The one place a person's write meets a zone under review (docs/changes.md, «Review»): `write` is tried; if
+   * the zone requires approvals (the write engine refuses it, ZONE_UNDER_REVIEW, having written nothing), the
+   * same change as a change set (`proposal`, asked only then) is proposed as a change request, and the answer is
+   * that request, nothing written. Where the edge cannot answer a request (`accepts`, asked only then: a REST
+   * path's legacy client that did not prefer respond-async, a PowerDNS key without the scope to propose), the
+   * refusal stays the answer, with the edge's words. A proposal that comes to nothing (`{ unchanged }`: an import
+   * of what the zone holds already) is answered as a write that changed nothing. Every other error is the write's.
+   */
+  async writeOrPropose<T>(
+    ctx: RequestContext,
+    input: {
+      write: () => Promise<T>;
+      proposal: () => ChangeProposal | { unchanged: T } | Promise<ChangeProposal | { unchanged: T }>;
+      accepts?: ProposalAcceptance | (() => Promise<ProposalAcceptance>);
+    },
+  ): Promise<WriteOutcome<T>> {
+    try {
+      return { outcome: 'written', written: await input.write() };
+    } catch (error) {
+      if (!isUnderReview(error)) throw error;
+      const accepts = typeof input.accepts === 'function' ? await input.accepts() : (input.accepts ?? true);
+      if (accepts !== true) throw refusalAt(error, accepts.refusal);
+      const proposal = await input.proposal();
+      if ('unchanged' in proposal) return { outcome: 'written', written: proposal.unchanged };
+      return { outcome: 'proposed', changeRequest: await this.propose(ctx, proposal) };
+    }
+  }
+
+  /**
    * A change set from a person's edge (GraphQL's applyZoneChanges and revertZone, REST's changes, the CLI, the
    * console): written, or, on a zone under review, proposed as a change request and answered with it, nothing
    * written (`serial` = `serialBefore`). A dry run is a dry run either way.
@@ -146,22 +205,26 @@ export class ChangeRequestsService {
     ctx: RequestContext,
     input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; dryRun?: boolean; force?: boolean },
   ): Promise<ZoneChangesResult & { changeRequest?: ProposedChange }> {
-    try {
-      const { changed: _changed, ...result } = await this.zoneChanges.apply(ctx, input);
-      return result;
-    } catch (error) {
-      if (!isUnderReview(error) || input.dryRun) throw error;
-      const request = await this.propose(ctx, { zone: input.zone, changes: input.changes, expectSerial: input.expectSerial });
-      return {
-        zone: request.zone,
-        serialBefore: request.plannedSerial,
-        serial: request.plannedSerial,
-        added: [],
-        removed: [],
-        dryRun: false,
-        changeRequest: proposedOf(request),
-      };
-    }
+    const outcome = await this.writeOrPropose(ctx, {
+      write: async () => {
+        const { changed: _changed, ...result } = await this.zoneChanges.apply(ctx, input);
+        return result;
+      },
+      proposal: () => ({ zone: input.zone, changes: input.changes, expectSerial: input.expectSerial }),
+      // a dry run proposes nothing: it is a dry run either way
+      accepts: input.dryRun ? {} : true,
+    });
+    if (outcome.outcome === 'written') return outcome.written;
+    const request = outcome.changeRequest;
+    return {
+      zone: request.zone,
+      serialBefore: request.plannedSerial,
+      serial: request.plannedSerial,
+      added: [],
+      removed: [],
+      dryRun: false,
+      changeRequest: proposedOf(request),
+    };
   }
 
   /**
@@ -170,31 +233,29 @@ export class ChangeRequestsService {
    * added or removed, the zone's serial, the file's warnings.
    */
   async importOrPropose(ctx: RequestContext, input: ImportInput): Promise<ImportResult & { changeRequest?: ProposedChange }> {
-    try {
-      return await this.zoneFiles.import(ctx, input);
-    } catch (error) {
-      if (!isUnderReview(error) || input.dryRun) throw error;
-      const planned = await this.zoneFiles.importChanges(ctx, input);
-      if (!planned.changes.length)
-        return {
-          zone: planned.zone,
-          added: 0,
-          removed: 0,
-          serial: await this.serialOf(ctx, planned.zone),
-          dryRun: false,
-          ...keep(planned),
-        };
-      const request = await this.propose(ctx, { zone: planned.zone, changes: planned.changes, options: planned.options });
-      return {
-        zone: request.zone,
-        added: 0,
-        removed: 0,
-        serial: request.plannedSerial,
-        dryRun: false,
-        ...keep(planned),
-        changeRequest: proposedOf(request),
-      };
-    }
+    let planned: Awaited<ReturnType<ZoneFilesService['importChanges']>> | undefined;
+    const outcome = await this.writeOrPropose<ImportResult>(ctx, {
+      write: () => this.zoneFiles.import(ctx, input),
+      proposal: async () => {
+        planned = await this.zoneFiles.importChanges(ctx, input);
+        if (planned.changes.length) return { zone: planned.zone, changes: planned.changes, options: planned.options };
+        const serial = await this.serialOf(ctx, planned.zone);
+        return { unchanged: { zone: planned.zone, added: 0, removed: 0, serial, dryRun: false, ...keep(planned) } };
+      },
+      // a dry run proposes nothing: it is a dry run either way
+      accepts: input.dryRun ? {} : true,
+    });
+    if (outcome.outcome === 'written') return outcome.written;
+    const request = outcome.changeRequest;
+    return {
+      zone: request.zone,
+      added: 0,
+      removed: 0,
+      serial: request.plannedSerial,
+      dryRun: false,
+      ...keep(planned!),
+      changeRequest: proposedOf(request),
+    };
   }
 
   private async serialOf(ctx: RequestContext, zone: string): Promise<number> {
