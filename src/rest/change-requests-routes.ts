@@ -5,7 +5,7 @@ import {
   ChangeRequestDocument,
   ChangeRequestsDocument,
   ProposeZoneChangeDocument,
-} from './generated/operations';
+} from './generated/change-requests';
 import { DomainError } from '../errors/catalogue';
 import { isUnderReview } from '../services/zones/change-requests.service';
 import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';

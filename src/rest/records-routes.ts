@@ -1,4 +1,4 @@
-import { DeleteRecordDocument, GetRecordDocument, UpdateRecordDocument } from './generated/operations';
+import { DeleteRecordDocument, GetRecordDocument, UpdateRecordDocument } from './generated/records';
 import { RecordInput } from '../graphql/inputs/record.input';
 import { presentRecord, type PresentedRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
