@@ -1,5 +1,5 @@
-// The typed operations of the service's own GraphQL clients: the REST layer's documents (src/rest/operations/).
-// graphql-codegen (typescript-operations + typed-document-node, as the
+// The typed operations of the service's own GraphQL clients: the REST layer's documents (src/rest/operations/)
+// and the CLI's (src/cli/operations/). graphql-codegen (typescript-operations + typed-document-node, as the
 // console's console/codegen.cjs) from the committed schema.graphql, so that an answer's type is what the schema
 // says of the fields the document asks, never written by hand.
 //
@@ -21,7 +21,10 @@ const typescriptOperations = require('@graphql-codegen/typescript-operations');
 const typedDocumentNode = require('@graphql-codegen/typed-document-node');
 
 const root = path.join(__dirname, '..');
-const TARGETS = [{ documents: 'src/rest/operations', out: 'src/rest/generated' }];
+const TARGETS = [
+  { documents: 'src/rest/operations', out: 'src/rest/generated' },
+  { documents: 'src/cli/operations', out: 'src/cli/generated' },
+];
 /** the module of the documents' tag and type */
 const TYPED_DOCUMENT = path.join(root, 'src/graphql/typed-document.ts');
 const SCHEMA_TYPES = 'schema-types.ts';
@@ -89,6 +92,9 @@ async function generateTarget({ documents, out }) {
       }
 
   const schemaTypesFile = path.join(outDir, SCHEMA_TYPES);
+  // the schema's input and enum types, once: without their descriptions, which schema.graphql holds (the inputs of
+  // the record types alone run to some 300 lines of them); the clients hand variables by name, their values
+  // checked by the operation's own coercion, so these types are read in the answers' types and the variables'
   const files = [
     {
       outFile: schemaTypesFile,
@@ -101,7 +107,7 @@ async function generateTarget({ documents, out }) {
           documents: sources.map(({ location, document }) => ({ location, document })),
           plugins: [{ typescriptOperations: {} }],
           pluginMap: { typescriptOperations },
-          config: { ...CONFIG, generateOperationTypes: false },
+          config: { ...CONFIG, generateOperationTypes: false, disableDescriptions: true },
         }),
       ),
     },

@@ -1,14 +1,21 @@
 import { Command } from 'commander';
+import {
+  CreateRecordDocument,
+  DeleteRecordDocument,
+  RecordsDocument,
+  RecordTtlDocument,
+  RecordZoneDocument,
+  UpdateRecordDocument,
+  type CliRecordFragment,
+} from '../generated/records';
 import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, writeOrPropose } from '../shared';
 import { dryRunChanges } from './change-plan';
 
-/** a record as the CLI reads and prints it: with its RRset's comment (docs/changes.md, «Comments») */
-const RECORD_FIELDS = 'id owner type rdata ttl comment';
 /** the table's columns: COMMENT where a record shown has one (a zone without comments lists as it always did) */
-const recordColumns = (records: { comment?: string | null }[]) =>
+const recordColumns = (records: CliRecordFragment[]) =>
   records.some((r) => r.comment) ? ['id', 'owner', 'ttl', 'type', 'rdata', 'comment'] : ['id', 'owner', 'ttl', 'type', 'rdata'];
 /** a record written, as the CLI printed it before comments: its COMMENT only where it has one */
-const writtenColumns = (record: { comment?: string | null }) =>
+const writtenColumns = (record: CliRecordFragment) =>
   record.comment ? ['id', 'owner', 'type', 'rdata', 'ttl', 'comment'] : ['id', 'owner', 'type', 'rdata', 'ttl'];
 const COMMENT_HELP = "the comment of the record's RRset ('' removes it; without it, the comment stays as it is)";
 
@@ -38,9 +45,7 @@ export function registerRecordCommands(program: Command): void {
         await writeOrPropose(
           program,
           async () => {
-            const { createRecord } = await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { ${RECORD_FIELDS} } }`, {
-              i: { zone: zoneName, owner, type, rdata, ttl, ...comment },
-            });
+            const { createRecord } = await gql(CreateRecordDocument, { input: { zone: zoneName, owner, type, rdata, ttl, ...comment } });
             print(program, createRecord, writtenColumns(createRecord));
           },
           // a zone that requires approvals: the record proposed as an ADD
@@ -65,18 +70,15 @@ export function registerRecordCommands(program: Command): void {
       ) => {
         const comment = commentOf(options);
         // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
-        const ttl =
-          options.ttl !== undefined
-            ? ttlOf(options.ttl)
-            : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
+        const ttl = options.ttl !== undefined ? ttlOf(options.ttl) : (await gql(RecordTtlDocument, { id })).record.ttl;
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }]);
         await writeOrPropose(
           program,
           async () => {
-            const { updateRecord } = await gql(
-              `mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ${RECORD_FIELDS} } }`,
-              { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
-            );
+            const { updateRecord } = await gql(UpdateRecordDocument, {
+              id,
+              input: { zone: zoneName, owner, type, rdata, ttl, ...comment },
+            });
             print(program, updateRecord, writtenColumns(updateRecord));
           },
           async () => ({ zone: zoneName, changes: [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }] }),
@@ -89,13 +91,7 @@ export function registerRecordCommands(program: Command): void {
     .option('--limit <n>', 'at most this many', '10000')
     .action(async (zoneName: string, options: { limit: string }) => {
       await requireZone(zoneName);
-      const records = await listUpTo(
-        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { ${RECORD_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
-        (d) => d.records,
-        { z: zoneName },
-        limitOf(options.limit),
-        'records',
-      );
+      const records = await listUpTo(RecordsDocument, (d) => d.records, { zone: zoneName }, limitOf(options.limit), 'records');
       print(program, records, recordColumns(records));
     });
   record
@@ -106,18 +102,18 @@ export function registerRecordCommands(program: Command): void {
     .action(async (id: string, options: { yes?: boolean; dryRun?: boolean }) => {
       if (options.dryRun) {
         // a dry run asks nothing: it writes nothing; the record's zone names the set
-        const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
+        const { record: found } = await gql(RecordZoneDocument, { id });
         return dryRunChanges(program, found.zone, [{ kind: 'REMOVE', id }]);
       }
       await confirm(options, `delete record ${id}`, id);
       await writeOrPropose(
         program,
         async () => {
-          await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+          await gql(DeleteRecordDocument, { id });
           print(program, { id, deleted: true });
         },
         async () => {
-          const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
+          const { record: found } = await gql(RecordZoneDocument, { id });
           return { zone: found.zone, changes: [{ kind: 'REMOVE', id }] };
         },
       );
