@@ -92,9 +92,9 @@ async function generateTarget({ documents, out }) {
       }
 
   const schemaTypesFile = path.join(outDir, SCHEMA_TYPES);
-  // the schema's input and enum types, once: without their descriptions, which schema.graphql holds (the inputs of
-  // the record types alone run to some 300 lines of them); the clients hand variables by name, their values
-  // checked by the operation's own coercion, so these types are read in the answers' types and the variables'
+  // the schema's input and enum types, once, without their descriptions (schema.graphql holds them; the record
+  // types' inputs alone had some 300 lines of them): the clients hand variables by name, their values checked by
+  // the operation's own coercion, so no caller builds an input from these types; they name the variables' types
   const files = [
     {
       outFile: schemaTypesFile,
