@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { MAX_TTL, parseDuration } from '../dns/ttl';
+import type { TypedDocument } from '../graphql/typed-document';
 import { CONSISTENCY_TOKEN_HEADER, ConsistencyTokens } from './consistency';
+import { UserIdByEmailDocument, ZoneExistsDocument, type CliProposedChangeFragment } from './generated/shared';
 import { storedSession } from './stored-sessions';
 
 /** what the command groups of the CLI (src/cli/commands) share: the API call, the printing, the option readers, the exit codes */
@@ -64,7 +66,23 @@ function credentialsOf(base: string, as: 'any' | 'person'): Record<string, strin
 export const unreachable = (base: string, error: unknown): Error =>
   Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
 
-export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}, as: 'any' | 'person' = 'any'): Promise<T> {
+/**
+ * An operation's variables as a command hands them: each name the operation declares and no other, those it
+ * requires required. Their values are what the command line and the files gave, checked by the operation's own
+ * coercion (a wrong one is the API's error, its field named)
+ */
+export type VariablesOf<TVariables> = { [name in keyof TVariables]: unknown };
+
+/**
+ * Runs one of the CLI's operations (src/cli/operations/*.graphql) on the service's GraphQL API, answering its
+ * data as the generated type says; a GraphQL error is an ApiError with its code. `as: 'person'`: what only a
+ * person does (a review), as credentialsOf says
+ */
+export async function gql<TResult, TVariables>(
+  document: TypedDocument<TResult, TVariables>,
+  variables: VariablesOf<TVariables>,
+  as: 'any' | 'person' = 'any',
+): Promise<TResult> {
   const base = serviceUrl();
   const credentials = credentialsOf(base, as);
   tokens ??= new ConsistencyTokens(base);
@@ -75,13 +93,13 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
     res = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...credentials, ...(token ? { [CONSISTENCY_TOKEN_HEADER]: token } : {}) },
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query: document, variables }),
     });
   } catch (error) {
     throw unreachable(base, error);
   }
   const body = (await res.json().catch(() => ({}))) as {
-    data?: T;
+    data?: TResult;
     errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
     extensions?: { warnings?: { message: string }[]; consistencyToken?: string };
     /** the error body of an answer given before GraphQL ran (docs/decisions.md §1) */
@@ -142,20 +160,22 @@ const PAGE = 100;
  * A list read page by page (cursors) up to `limit` items; when more exist, stderr says so, so that a list
  * is never cut without a word.
  */
-export async function listUpTo(
-  query: string,
-  pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
-  variables: Record<string, unknown>,
+export async function listUpTo<TResult, TVariables extends { first: unknown; after?: unknown }, TNode>(
+  document: TypedDocument<TResult, TVariables>,
+  pick: (data: TResult) => { nodes: TNode[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+  variables: Omit<VariablesOf<TVariables>, 'first' | 'after'>,
   limit: number,
   what: string,
-): Promise<any[]> {
-  const items: any[] = [];
+): Promise<TNode[]> {
+  const items: TNode[] = [];
   let after: string | undefined;
   let pageSize = PAGE;
   for (;;) {
-    let data: any;
+    let data: TResult;
     try {
-      data = await gql(query, { ...variables, first: Math.min(pageSize, limit - items.length), after });
+      // the page's own variables beside the command's (the document declares both: TVariables says so)
+      const page = { ...variables, first: Math.min(pageSize, limit - items.length), after } as VariablesOf<TVariables>;
+      data = await gql(document, page);
     } catch (error) {
       // a service with a smaller MAX_PAGE_SIZE says its limit: ask again in pages of that size
       const smaller = error instanceof ApiError && /first must be at most (\d+)/.exec(error.message);
@@ -177,7 +197,7 @@ export async function listUpTo(
 /** a user named by id or by e-mail (`ops@example.org`), as its id: people remember the e-mail */
 export async function userIdOf(user: string): Promise<string> {
   if (/^\d+$/.test(user)) return user;
-  return (await gql<{ user: { id: string } }>(`query($e: String!) { user(email: $e) { id } }`, { e: user })).user.id;
+  return (await gql(UserIdByEmailDocument, { email: user })).user.id;
 }
 
 /**
@@ -191,7 +211,7 @@ export async function requireZone(name: string): Promise<void> {
 /** does the zone exist for this key (ZONE_NOT_FOUND: it does not, or the key cannot see it)? */
 export async function zoneExists(name: string): Promise<boolean> {
   try {
-    await gql(`query($z: String!) { domain(name: $z) { id } }`, { z: name });
+    await gql(ZoneExistsDocument, { zone: name });
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'ZONE_NOT_FOUND') return false;
@@ -319,11 +339,7 @@ export function policyInputFrom(options: PolicyOptions): Record<string, unknown>
 }
 
 /** what a write to a zone that requires approvals became: a change request, nothing written (docs/changes.md, «Review») */
-export interface ProposedChange {
-  id: string;
-  status: string;
-  requiredApprovals: number;
-}
+export type ProposedChange = CliProposedChangeFragment;
 
 /** says that a write became a change request: its id and the approvals it waits for */
 export function printProposed(program: Command, zone: string, request: ProposedChange): void {
@@ -331,12 +347,6 @@ export function printProposed(program: Command, zone: string, request: ProposedC
   const approvals = `${request.requiredApprovals} approval${request.requiredApprovals === 1 ? '' : 's'}`;
   process.stdout.write(`zone ${zone}: requires ${approvals}; proposed as change request ${request.id}, nothing written\n`);
 }
-
-/**
- * What a record's write asks of its answer (RecordWriteOutcome: createRecordOrPropose and the others): the zone,
- * and on a zone that requires approvals the change request the write became, nothing written
- */
-export const OUTCOME_FIELDS = 'zone changeRequest { id status requiredApprovals }';
 
 /** a record's write answered: said as the change request it became, or, written, by `printWritten` */
 export function printOutcome<T extends { zone: string; changeRequest: ProposedChange | null }>(

@@ -1,4 +1,4 @@
-import { ListAuditEventsDocument } from './generated/operations';
+import { ListAuditEventsDocument } from './generated/audit';
 import { presentAuditEvent } from './presenters';
 import { arrayOf, mapPages, PAGE, RouteSpec } from './route-spec';
 

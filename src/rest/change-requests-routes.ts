@@ -4,7 +4,7 @@ import {
   RejectChangeRequestDocument,
   ChangeRequestDocument,
   ChangeRequestsDocument,
-} from './generated/operations';
+} from './generated/change-requests';
 import { proposedOf, type ProposalAcceptance, type WriteOutcome } from '../services/zones/change-requests.service';
 import { arrayOf, FieldSpec, ID_PARAM, Preferences, ref, RouteResult, RouteSpec } from './route-spec';
 

@@ -11,7 +11,7 @@ import {
   RollDnssecAlgorithmDocument,
   RollDnssecKeyDocument,
   WithdrawDnssecDsDocument,
-} from './generated/operations';
+} from './generated/dnssec';
 import { DNSSEC_ALGORITHM_CHOICES, DNSSEC_ALGORITHMS, parseDnssecAlgorithm } from '../dns/dnssec/algorithms';
 import { presentDnssec, presentDnssecKeyEvent } from './presenters';
 import { arrayOf, FieldSpec, ref, RouteSpec } from './route-spec';

@@ -1,5 +1,4 @@
 import {
-  ApplyZoneChangesDocument,
   CheckZoneDocument,
   CreateDomainDocument,
   CreateDomainsDocument,
@@ -7,11 +6,9 @@ import {
   DomainStatusDocument,
   GetDomainDocument,
   GetUserForDomainsDocument,
-  ImportZoneDocument,
   ListDomainsDocument,
-  PlanZoneChangesDocument,
-  ZoneChangesDocument,
-} from './generated/operations';
+} from './generated/domains';
+import { ApplyZoneChangesDocument, ImportZoneDocument, PlanZoneChangesDocument, ZoneChangesDocument } from './generated/zone-changes';
 import { parseId } from '../graphql/inputs/ids';
 import { DomainError } from '../errors/catalogue';
 import { presentDomain, withoutNoComments } from './presenters';

@@ -8,7 +8,7 @@ import {
   WebhookDeliveriesDocument,
   type RestWebhookFragment,
   type RestWebhookDeliveryFragment,
-} from './generated/operations';
+} from './generated/events';
 import type { FieldSpec, RouteSpec } from './route-spec';
 
 /**

@@ -3,7 +3,7 @@
  * operation of the same (`Domain.health`, `checkHealth`), in the REST layer's snake_case.
  */
 import { FINDING_CODES } from '../services/operations/health-checks';
-import { CheckHealthDocument, DomainHealthDocument, type RestZoneHealthFragment } from './generated/operations';
+import { CheckHealthDocument, DomainHealthDocument, type RestZoneHealthFragment } from './generated/health';
 import type { FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
 
 const ZONE_PARAM: Record<string, FieldSpec> = { zone: { kind: 'string', required: true, description: 'zone name' } };

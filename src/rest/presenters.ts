@@ -1,13 +1,9 @@
-import type {
-  RestAuditEventFragment,
-  RestDnssecFragment,
-  RestDnssecKeyEventFragment,
-  RestDomainFragment,
-  RestRecordFragment,
-  RestTsigKeyFragment,
-  RestUserFragment,
-  RestUserLimitsFragment,
-} from './generated/operations';
+import type { RestAuditEventFragment } from './generated/audit';
+import type { RestDnssecFragment, RestDnssecKeyEventFragment } from './generated/dnssec';
+import type { RestDomainFragment } from './generated/domains';
+import type { RestRecordFragment } from './generated/records';
+import type { RestTsigKeyFragment } from './generated/tsig-keys';
+import type { RestUserFragment, RestUserLimitsFragment } from './generated/users';
 
 /**
  * GraphQL results → the documented REST shapes (docs/decisions.md §1): record `id`

@@ -1,7 +1,7 @@
 import { DomainError } from '../errors/catalogue';
 import type { Inputs, RouteSpec } from './route-spec';
 import { zoneSelector } from './route-spec';
-import { DomainQueriesDocument, DomainTopNamesDocument } from './generated/operations';
+import { DomainQueriesDocument, DomainTopNamesDocument } from './generated/query-analytics';
 
 /**
  * A zone's traffic as counted from its secondaries' dnstap (docs/analytics.md): GraphQL `Domain.queries` and

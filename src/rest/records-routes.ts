@@ -1,4 +1,4 @@
-import { GetRecordDocument } from './generated/operations';
+import { GetRecordDocument } from './generated/records';
 import { RecordInput } from '../graphql/inputs/record.input';
 import { parseId } from '../graphql/inputs/ids';
 import { presentRecord, type PresentedRecord } from './presenters';

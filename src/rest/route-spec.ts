@@ -1,6 +1,8 @@
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
-import { GetUserForDomainsDocument, RecordExistsDocument, ZoneExistsDocument, type TypedDocumentString } from './generated/operations';
+import { type TypedDocument } from '../graphql/typed-document';
+import { GetUserForDomainsDocument, ZoneExistsDocument } from './generated/domains';
+import { RecordExistsDocument } from './generated/records';
 
 /**
  * The REST compatibility layer as a table (docs/decisions.md §1): each documented
@@ -53,7 +55,7 @@ export interface Runner {
    * data as the generated type says; a GraphQL error becomes the REST error. The variables are named as the
    * operation names them, their values checked by the operation's own coercion
    */
-  run<TResult, TVariables>(operation: TypedDocumentString<TResult, TVariables>, variables: VariablesOf<TVariables>): Promise<TResult>;
+  run<TResult, TVariables>(operation: TypedDocument<TResult, TVariables>, variables: VariablesOf<TVariables>): Promise<TResult>;
   /**
    * A write whose operation would only hand one input object to one service method and answer what it returns:
    * the service called as the caller, without the GraphQL execution around it (graphql-jit, type-graphql's
@@ -74,7 +76,7 @@ export interface Runner {
    * «Reading zones»)
    */
   pages<K extends string, TNode, TVariables>(
-    operation: TypedDocumentString<Record<K, Page<TNode>>, TVariables>,
+    operation: TypedDocument<Record<K, Page<TNode>>, TVariables>,
     field: K,
     variables: VariablesOf<TVariables>,
   ): AsyncIterable<readonly TNode[]>;

@@ -17,13 +17,10 @@ import { importBodyLimit, largeBodyTurn } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
-import {
-  CheckZoneDocument,
-  EnableDnssecDocument,
-  GetDomainDocument,
-  ImportZoneDocument,
-  type TypedDocumentString,
-} from './generated/operations';
+import { type TypedDocument } from '../graphql/typed-document';
+import { EnableDnssecDocument } from './generated/dnssec';
+import { CheckZoneDocument, GetDomainDocument } from './generated/domains';
+import { ImportZoneDocument } from './generated/zone-changes';
 import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, Runner, VariablesOf } from './route-spec';
 import { ROUTES } from './routes';
 import type { Principal } from '../auth/principal';
@@ -250,7 +247,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     const context = async (operationDb: Database): Promise<GraphQLContext> =>
       Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true, restContract: true });
     const run = async <TResult, TVariables>(
-      operation: TypedDocumentString<TResult, TVariables>,
+      operation: TypedDocument<TResult, TVariables>,
       variables: VariablesOf<TVariables>,
     ): Promise<TResult> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');

@@ -11,7 +11,7 @@ import {
   type RestSteeringCheckFragment,
   type RestSteeringDefaultsFragment,
   type RestSteeringPoolFragment,
-} from './generated/operations';
+} from './generated/steering';
 import { DomainError } from '../errors/catalogue';
 import { FieldSpec, Inputs, ref, RouteSpec, Runner } from './route-spec';
 

@@ -1,4 +1,4 @@
-import { CreateTsigKeyDocument, ListTsigKeysDocument, RevokeTsigKeyDocument, UpdateTsigKeyDocument } from './generated/operations';
+import { CreateTsigKeyDocument, ListTsigKeysDocument, RevokeTsigKeyDocument, UpdateTsigKeyDocument } from './generated/tsig-keys';
 import { presentTsigKey } from './presenters';
 import { arrayOf, ID_PARAM, ref, RouteSpec } from './route-spec';
 

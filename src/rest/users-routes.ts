@@ -7,7 +7,7 @@ import {
   SetApiKeyRateDocument,
   SetUserLimitsDocument,
   UpdateUserDocument,
-} from './generated/operations';
+} from './generated/users';
 import { presentCreatedUser, presentUser, presentUserLimits } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteResult, RouteSpec, Runner } from './route-spec';
 

@@ -4,7 +4,7 @@ import {
   ViewZoneDocument,
   ZoneViewsDocument,
   type RestViewOverlayFragment,
-} from './generated/operations';
+} from './generated/views';
 import { FieldSpec, ref, RouteSpec } from './route-spec';
 
 /**

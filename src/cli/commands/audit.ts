@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { AuditEventsDocument } from '../generated/audit';
 import { print, listUpTo, limitOf } from '../shared';
 
 /** `zonekeeper audit`: the audit log */
@@ -12,8 +13,7 @@ export function registerAuditCommands(program: Command): void {
     .option('--limit <n>', 'at most this many', '1000')
     .action(async (options: { kind?: string; since?: string; limit: string }) => {
       const events = await listUpTo(
-        `query($first: Int!, $after: String, $kind: String, $since: DateTimeISO) { auditEvents(first: $first, after: $after, kind: $kind, since: $since) {
-          nodes { id at kind actorKeyType actorKeyId actorKeyName actorUserId actorAdmin subject detail sourceAddress count } pageInfo { hasNextPage endCursor } } }`,
+        AuditEventsDocument,
         (d) => d.auditEvents,
         { kind: options.kind, since: options.since },
         limitOf(options.limit),

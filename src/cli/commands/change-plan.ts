@@ -1,32 +1,6 @@
 import type { Command } from 'commander';
+import { PlanZoneChangesDocument } from '../generated/change-plan';
 import { gql, print } from '../shared';
-
-interface PlannedRecord {
-  owner: string;
-  type: string;
-  rdata: string;
-  ttl: number;
-}
-
-interface ChangePlanAnswer {
-  zone: string;
-  serialBefore: number;
-  serial: number;
-  dryRun: boolean;
-  added: PlannedRecord[];
-  removed: PlannedRecord[];
-  rrsets: { owner: string; type: string; before: PlannedRecord[]; after: PlannedRecord[] }[];
-  disabledAdded: PlannedRecord[];
-  disabledRemoved: PlannedRecord[];
-  warnings: { field: string; code: string; message: string; severity?: string | null }[];
-  comments: { owner: string; type: string; before: string | null; after: string | null }[] | null;
-}
-
-const PLAN = `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true, force: $f) {
-  zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
-  rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity }
-  comments { owner type before after } } }`;
 
 /**
  * `--dry-run` of a command that writes records: the changes planned as a change set (applyZoneChanges with
@@ -41,26 +15,26 @@ export async function dryRunChanges(
   // the record commands write one record, with no safety threshold (docs/changes.md): their plan is forced
   force = true,
 ): Promise<void> {
-  const plan = (await gql<{ applyZoneChanges: ChangePlanAnswer }>(PLAN, { z: zone, c: changes, e: expectSerial, f: force }))
-    .applyZoneChanges;
-  if (program.opts().json) return print(program, plan as unknown as Record<string, unknown>);
+  // (a dry run's answer holds its rrsets, disabled records and warnings: the schema's nulls are a write's)
+  const plan = (await gql(PlanZoneChangesDocument, { zone, changes, expectSerial, force })).applyZoneChanges;
+  if (program.opts().json) return print(program, plan);
   const changesNothing =
-    plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length && !plan.comments?.length;
+    plan.serial === plan.serialBefore && !plan.disabledAdded?.length && !plan.disabledRemoved?.length && !plan.comments?.length;
   process.stdout.write(
     changesNothing
       ? `zone ${plan.zone}: dry run, nothing to change (serial ${plan.serialBefore})\n`
       : `zone ${plan.zone}: dry run, serial ${plan.serialBefore} → ${plan.serial}\n`,
   );
-  for (const rrset of plan.rrsets) {
+  for (const rrset of plan.rrsets ?? []) {
     process.stdout.write(`${rrset.owner} ${rrset.type}\n`);
     for (const r of rrset.before) process.stdout.write(`  before ${r.ttl} ${r.rdata}\n`);
     for (const r of rrset.after) process.stdout.write(`  after  ${r.ttl} ${r.rdata}\n`);
     if (!rrset.after.length) process.stdout.write('  after  (none: the RRset goes)\n');
   }
-  for (const r of plan.disabledAdded) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
-  for (const r of plan.disabledRemoved) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  for (const r of plan.disabledAdded ?? []) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  for (const r of plan.disabledRemoved ?? []) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
   // a comment is no DNS data: its change steps no serial (docs/changes.md, «Comments»)
   for (const c of plan.comments ?? [])
     process.stdout.write(`comment of ${c.owner} ${c.type}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}\n`);
-  for (const w of plan.warnings) process.stderr.write(`warning: ${w.message}\n`);
+  for (const w of plan.warnings ?? []) process.stderr.write(`warning: ${w.message}\n`);
 }

@@ -1,34 +1,17 @@
 import { Command } from 'commander';
+import {
+  ApproveChangeRequestDocument,
+  CancelChangeRequestDocument,
+  ChangeRequestsDocument,
+  RejectChangeRequestDocument,
+  type CliChangeRequestFragment,
+} from '../generated/change-requests';
 import { ApiError, gql, print, UsageError } from '../shared';
-
-const REQUEST = `id zone status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt createdAt
-  conflicts { owner type } reason
-  plan { rrsets { owner type before { rdata ttl } after { rdata ttl } } warnings { code message } }
-  reviews { reviewer verdict comment }`;
-
-type Request = {
-  id: string;
-  zone: string;
-  status: string;
-  author: string;
-  plannedSerial: number;
-  appliedSerial: number | null;
-  requiredApprovals: number;
-  approvals: number;
-  scheduledAt: string | null;
-  reason: string | null;
-  conflicts: { owner: string; type: string }[] | null;
-  plan: {
-    rrsets: { owner: string; type: string; before: { rdata: string; ttl: number }[]; after: { rdata: string; ttl: number }[] }[] | null;
-    warnings: { code: string; message: string }[] | null;
-  };
-  reviews: { reviewer: string; verdict: string; comment: string | null }[];
-};
 
 const STATUSES = ['pending', 'approved', 'applied', 'rejected', 'refused', 'cancelled', 'all'];
 
 /** one request as a person reads it: who, where it stands, each RRset before and after, its warnings and reviews */
-function describe(request: Request): string {
+function describe(request: CliChangeRequestFragment): string {
   const lines = [
     `change request ${request.id} (${request.zone}): ${request.status.toLowerCase()}, ${request.approvals} of ${request.requiredApprovals} approvals; by ${request.author}, planned on serial ${request.plannedSerial}` +
       (request.appliedSerial !== null ? `, applied as serial ${request.appliedSerial}` : '') +
@@ -58,10 +41,10 @@ export function registerReviewCommands(program: Command, zone: Command): void {
     .action(async (name: string, options: { status: string }) => {
       const status = options.status.toLowerCase();
       if (!STATUSES.includes(status)) throw new UsageError(`--status takes ${STATUSES.join(', ')} (got "${options.status}")`);
-      const { changeRequests } = await gql<{ changeRequests: Request[] }>(
-        `query($z: String!, $s: [ChangeRequestStatus!]) { changeRequests(zone: $z, status: $s) { ${REQUEST} } }`,
-        { z: name, s: status === 'all' ? null : [status.toUpperCase()] },
-      );
+      const { changeRequests } = await gql(ChangeRequestsDocument, {
+        zone: name,
+        status: status === 'all' ? null : [status.toUpperCase()],
+      });
       if (program.opts().json) return print(program, changeRequests);
       if (!changeRequests.length) process.stdout.write(`zone ${name}: no ${status === 'all' ? '' : `${status} `}change requests\n`);
       for (const request of changeRequests) process.stdout.write(describe(request));
@@ -76,11 +59,11 @@ export function registerReviewCommands(program: Command, zone: Command): void {
       )
       .option('--comment <text>', 'why, kept with the review')
       .action(async (id: string, options: { comment?: string }) => {
-        const field = `${verdict}ChangeRequest`;
-        const data = await gql<Record<string, Request>>(
-          `mutation($id: ID!, $c: String) { ${field}(id: $id, comment: $c) { ${REQUEST} } }`,
-          { id, c: options.comment ?? null },
-          'person',
+        const variables = { id, comment: options.comment ?? null };
+        const request = await (
+          verdict === 'approve'
+            ? gql(ApproveChangeRequestDocument, variables, 'person').then((data) => data.approveChangeRequest)
+            : gql(RejectChangeRequestDocument, variables, 'person').then((data) => data.rejectChangeRequest)
         ).catch((error: unknown) => {
           // a key reviews nothing: say how a person does it from here
           if (error instanceof ApiError && error.code === 'NOT_SIGNED_IN')
@@ -90,18 +73,15 @@ export function registerReviewCommands(program: Command, zone: Command): void {
             );
           throw error;
         });
-        if (program.opts().json) return print(program, data[field]);
-        process.stdout.write(describe(data[field]));
+        if (program.opts().json) return print(program, request);
+        process.stdout.write(describe(request));
       });
   }
   zone
     .command('cancel <id>')
     .description('cancel a change request not applied yet (its author, a reviewer, or the operator)')
     .action(async (id: string) => {
-      const { cancelChangeRequest } = await gql<{ cancelChangeRequest: Request }>(
-        `mutation($id: ID!) { cancelChangeRequest(id: $id) { ${REQUEST} } }`,
-        { id },
-      );
+      const { cancelChangeRequest } = await gql(CancelChangeRequestDocument, { id });
       if (program.opts().json) return print(program, cancelChangeRequest);
       process.stdout.write(describe(cancelChangeRequest));
     });

@@ -1,5 +1,22 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DNSSEC_ALGORITHM_CHOICES, parseDnssecAlgorithm } from '../../dns/dnssec/algorithms';
+import {
+  AddForeignDnskeysDocument,
+  ConfirmDnssecDsPublishedDocument,
+  ConfirmDnssecDsRemovedDocument,
+  DisableDnssecDocument,
+  DnssecEventsDocument,
+  DnssecStatusDocument,
+  EnableDnssecDocument,
+  ForeignDnskeysDocument,
+  RemoveForeignDnskeyDocument,
+  RestoreDnssecDsDocument,
+  RollDnssecAlgorithmDocument,
+  RollDnssecKeyDocument,
+  WithdrawDnssecDsDocument,
+  type CliDnssecFragment,
+  type CliForeignDnskeysFragment,
+} from '../generated/dnssec';
 import { gql, print, listUpTo, limitOf, confirm } from '../shared';
 
 /**
@@ -14,25 +31,7 @@ function algorithmOption(written: string): string {
 
 /** `zonekeeper dnssec`: signing zones */
 export function registerDnssecCommands(program: Command): void {
-  const DNSSEC_FIELDS = `zone enabled state denial ds disableAt keys { keyTag role algorithm state activeAt nextEvent nextEventAt }
-    parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want confirmed servers { server ok ds error } } }
-    algorithmRoll { from to step nextStepAt }`;
-  const printDnssec = (status: {
-    zone: string;
-    enabled: boolean;
-    state: string;
-    denial: string | null;
-    ds: string[];
-    disableAt: string | null;
-    keys: Record<string, unknown>[];
-    parentDs: {
-      inZonekeeper: boolean;
-      waitingFor: string;
-      seenAt: string | null;
-      lastCheck: { at: string; confirmed: boolean; servers: { server: string; ok: boolean; ds: string[]; error: string | null }[] } | null;
-    } | null;
-    algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
-  }) => {
+  const printDnssec = (status: CliDnssecFragment) => {
     if (program.opts().json) return print(program, status);
     process.stdout.write(`zone ${status.zone}: ${status.state}${status.denial ? ` (${status.denial})` : ''}\n`);
     if (status.disableAt) process.stdout.write(`unsigned at ${status.disableAt}\n`);
@@ -60,7 +59,7 @@ export function registerDnssecCommands(program: Command): void {
     .command('status <zone>')
     .description("the zone's DNSSEC state, keys and DS records")
     .action(async (name: string) => {
-      printDnssec((await gql(`query($z: String) { domain(name: $z) { dnssec { ${DNSSEC_FIELDS} } } }`, { z: name })).domain.dnssec);
+      printDnssec((await gql(DnssecStatusDocument, { zone: name })).domain.dnssec);
     });
   dnssec
     .command('enable <zone>')
@@ -77,9 +76,7 @@ export function registerDnssecCommands(program: Command): void {
         nsec3OptOut: !!options.optOut,
         keyLayout: options.csk ? 'CSK' : 'KSK_ZSK',
       };
-      printDnssec(
-        (await gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { ${DNSSEC_FIELDS} } }`, { i: input })).enableDnssec,
-      );
+      printDnssec((await gql(EnableDnssecDocument, { input })).enableDnssec);
     });
   dnssec
     .command('disable <zone>')
@@ -90,14 +87,7 @@ export function registerDnssecCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (name: string, options: { yes?: boolean; force?: boolean }) => {
       await confirm(options, options.force ? `stop signing ${name} now and destroy its keys` : `start unsigning ${name}`, name);
-      printDnssec(
-        (
-          await gql(`mutation($z: String!, $f: Boolean!) { disableDnssec(zone: $z, force: $f) { ${DNSSEC_FIELDS} } }`, {
-            z: name,
-            f: !!options.force,
-          })
-        ).disableDnssec,
-      );
+      printDnssec((await gql(DisableDnssecDocument, { zone: name, force: !!options.force })).disableDnssec);
     });
   dnssec
     .command('roll <zone>')
@@ -108,14 +98,7 @@ export function registerDnssecCommands(program: Command): void {
         .makeOptionMandatory(),
     )
     .action(async (name: string, options: { role: 'zsk' | 'ksk' }) => {
-      printDnssec(
-        (
-          await gql(`mutation($z: String!, $r: DnssecRollRole!) { rollDnssecKey(zone: $z, role: $r) { ${DNSSEC_FIELDS} } }`, {
-            z: name,
-            r: options.role.toUpperCase(),
-          })
-        ).rollDnssecKey,
-      );
+      printDnssec((await gql(RollDnssecKeyDocument, { zone: name, role: options.role.toUpperCase() })).rollDnssecKey);
     });
   dnssec
     .command('roll-algorithm <zone>')
@@ -131,41 +114,22 @@ export function registerDnssecCommands(program: Command): void {
         .makeOptionMandatory(),
     )
     .action(async (name: string, options: { algorithm: string }) => {
-      printDnssec(
-        (
-          await gql(`mutation($z: String!, $a: DnssecAlgorithm!) { rollDnssecAlgorithm(zone: $z, algorithm: $a) { ${DNSSEC_FIELDS} } }`, {
-            z: name,
-            a: options.algorithm,
-          })
-        ).rollDnssecAlgorithm,
-      );
+      printDnssec((await gql(RollDnssecAlgorithmDocument, { zone: name, algorithm: options.algorithm })).rollDnssecAlgorithm);
     });
   dnssec
     .command('confirm-ds <zone>')
     .description("say that the parent serves the zone's DS (after enable, or a KSK roll's new DS)")
     .action(async (name: string) => {
-      printDnssec(
-        (await gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name }))
-          .confirmDnssecDsPublished,
-      );
+      printDnssec((await gql(ConfirmDnssecDsPublishedDocument, { zone: name })).confirmDnssecDsPublished);
     });
   dnssec
     .command('confirm-ds-removed <zone>')
     .description('say that the parent no longer serves the DS of a zone being unsigned')
     .action(async (name: string) => {
-      printDnssec(
-        (await gql(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).confirmDnssecDsRemoved,
-      );
+      printDnssec((await gql(ConfirmDnssecDsRemovedDocument, { zone: name })).confirmDnssecDsRemoved);
     });
   // multi-signer (RFC 8901 model 2): the other signer's DNSKEYs, to move a signed zone in or out (docs/dnssec.md)
-  const FOREIGN_FIELDS = 'zone dnskeys ds dsWithdrawnAt foreignKeys { id role keyTag algorithm dnskey ds source fetchedFrom createdAt }';
-  const printForeign = (status: {
-    zone: string;
-    dnskeys: string[];
-    ds: string[];
-    dsWithdrawnAt: string | null;
-    foreignKeys: { id: string; role: string; keyTag: number; algorithm: string; dnskey: string; ds: string[]; source: string }[];
-  }) => {
+  const printForeign = (status: CliForeignDnskeysFragment) => {
     if (program.opts().json) return print(program, status);
     process.stdout.write(`ours (publish these at the other signer):\n`);
     for (const dnskey of status.dnskeys) process.stdout.write(`${status.zone}. IN DNSKEY ${dnskey}\n`);
@@ -182,7 +146,7 @@ export function registerDnssecCommands(program: Command): void {
     .command('list <zone>')
     .description("the zone's own DNSKEYs (for the other signer) and the other signer's, with the DS of each KSK")
     .action(async (name: string) => {
-      printForeign((await gql(`query($z: String) { domain(name: $z) { dnssec { ${FOREIGN_FIELDS} } } }`, { z: name })).domain.dnssec);
+      printForeign((await gql(ForeignDnskeysDocument, { zone: name })).domain.dnssec);
     });
   foreign
     .command('add <zone> [dnskeys...]')
@@ -190,19 +154,13 @@ export function registerDnssecCommands(program: Command): void {
     .option('--from <address>', "the other signer's server (IP address, port 53 unless given) to ask for its DNSKEY RRset")
     .action(async (name: string, dnskeys: string[], options: { from?: string }) => {
       const input = { zone: name, ...(options.from ? { fetchFrom: options.from } : { dnskeys }) };
-      printForeign(
-        (await gql(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${FOREIGN_FIELDS} } }`, { i: input }))
-          .addForeignDnskeys,
-      );
+      printForeign((await gql(AddForeignDnskeysDocument, { input })).addForeignDnskeys);
     });
   foreign
     .command('remove <zone> <id>')
     .description("take one of the other signer's DNSKEYs (its id in `list`) out of the zone's DNSKEY RRset and CDS")
     .action(async (name: string, id: string) => {
-      printForeign(
-        (await gql(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { ${FOREIGN_FIELDS} } }`, { z: name, id }))
-          .removeForeignDnskey,
-      );
+      printForeign((await gql(RemoveForeignDnskeyDocument, { zone: name, id })).removeForeignDnskey);
     });
   dnssec
     .command('withdraw-ds <zone>')
@@ -210,28 +168,20 @@ export function registerDnssecCommands(program: Command): void {
       "moving a multi-signer zone out: withdraw the zone's own DS from the parent while it still signs (its CDS names the other signer's KSKs alone; a parent held here follows at once)",
     )
     .action(async (name: string) => {
-      printForeign((await gql(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).withdrawDnssecDs);
+      printForeign((await gql(WithdrawDnssecDsDocument, { zone: name })).withdrawDnssecDs);
     });
   dnssec
     .command('restore-ds <zone>')
     .description("the reverse of withdraw-ds: the zone's DS is wanted at the parent again, beside the other signer's")
     .action(async (name: string) => {
-      printForeign((await gql(`mutation($z: String!) { restoreDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).restoreDnssecDs);
+      printForeign((await gql(RestoreDnssecDsDocument, { zone: name })).restoreDnssecDs);
     });
   dnssec
     .command('events <zone>')
     .description("the zone's key events, newest first: each step of each key (made, published, active, retired, removed) and why")
     .option('--limit <n>', 'at most this many', '1000')
     .action(async (name: string, options: { limit: string }) => {
-      const events = await listUpTo(
-        `query($z: String!, $first: Int!, $after: String) { domain(name: $z) { dnssecEvents(first: $first, after: $after) {
-          nodes { id at keyId keyTag role algorithm fromState toState reason } pageInfo { hasNextPage endCursor } } } }`,
-        (d: { domain: { dnssecEvents: { nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } }) =>
-          d.domain.dnssecEvents,
-        { z: name },
-        limitOf(options.limit),
-        'events',
-      );
+      const events = await listUpTo(DnssecEventsDocument, (d) => d.domain.dnssecEvents, { zone: name }, limitOf(options.limit), 'events');
       print(program, events, ['id', 'at', 'keyTag', 'role', 'algorithm', 'fromState', 'toState', 'reason']);
     });
 }

@@ -1,8 +1,6 @@
 import { Command } from 'commander';
+import { CheckHealthDocument, HealthCheckerDocument, ZoneHealthDocument } from '../generated/health';
 import { EXIT, ExitWith, gql, print } from '../shared';
-
-const HEALTH = 'zone checkedAt state findings { code severity server message since }';
-const CHECKER = 'healthChecker { rootReachable rootReason rootSince intervalSeconds }';
 
 /**
  * `zonekeeper health <zone> [--check]`: the zone as resolvers meet it (docs/health.md). Exits 4 when the zone is
@@ -15,11 +13,10 @@ export function registerHealthCommand(program: Command): void {
     .description("zone health: the last check's state and findings (delegation, DS, nameservers, signatures); exits 4 when critical")
     .option('--check', 'check the zone now, then show what was found')
     .action(async (name: string, options: { check?: boolean }) => {
-      const data = options.check
-        ? await gql(`mutation($z: String!) { checkHealth(zone: $z) { ${HEALTH} } }`, { z: name })
-        : await gql(`query($z: String!) { domain(name: $z) { health { ${HEALTH} } } }`, { z: name });
-      const health = options.check ? data.checkHealth : data.domain.health;
-      const { healthChecker: checker } = await gql(`{ ${CHECKER} }`);
+      const health = options.check
+        ? (await gql(CheckHealthDocument, { zone: name })).checkHealth
+        : (await gql(ZoneHealthDocument, { zone: name })).domain.health;
+      const { healthChecker: checker } = await gql(HealthCheckerDocument, {});
       if (program.opts().json) print(program, { ...health, checker });
       else {
         if (checker.rootReachable === false)

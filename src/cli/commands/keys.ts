@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, SetApiKeyRateDocument } from '../generated/keys';
 import {
   UsageError,
   gql,
@@ -24,10 +25,9 @@ export function registerKeyCommands(program: Command): void {
     const userId = await userIdOf(user);
     const { mayPropose, ...policy } = options;
     const created = (
-      await gql(
-        `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id name policy { restricted preset } } } }`,
-        { input: { userId, name, ...policyInputFrom(policy), ...(mayPropose ? { scopes: ['PROPOSE_CHANGES'] } : {}) } },
-      )
+      await gql(CreateApiKeyDocument, {
+        input: { userId, name, ...policyInputFrom(policy), ...(mayPropose ? { scopes: ['PROPOSE_CHANGES'] } : {}) },
+      })
     ).createApiKey;
     print(program, {
       id: created.apiKey.id,
@@ -42,11 +42,7 @@ export function registerKeyCommands(program: Command): void {
     .description('list API keys (no secrets)')
     .option('--user <userId>', 'only this user’s')
     .action(async (options: { user?: string }) => {
-      print(
-        program,
-        (await gql(`query($u: ID) { apiKeys(userId: $u) { id userId name createdAt revokedAt } }`, { u: options.user })).apiKeys,
-        ['id', 'userId', 'name', 'createdAt', 'revokedAt'],
-      );
+      print(program, (await gql(ApiKeysDocument, { user: options.user })).apiKeys, ['id', 'userId', 'name', 'createdAt', 'revokedAt']);
     });
   key
     .command('revoke <keyId>')
@@ -54,7 +50,7 @@ export function registerKeyCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (keyId: string, options: { yes?: boolean }) => {
       await confirm(options, `revoke API key ${keyId}`, keyId);
-      print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
+      print(program, (await gql(RevokeApiKeyDocument, { id: keyId })).revokeApiKey);
     });
 
   const KEY_RATE_FIELDS: [string, string][] = [
@@ -67,12 +63,7 @@ export function registerKeyCommands(program: Command): void {
   ).action(async (keyId: string, options: Record<string, string | undefined>) => {
     const input = limitValues(options, KEY_RATE_FIELDS);
     if (!Object.keys(input).length) throw new UsageError('give --rate-per-second and/or --rate-burst');
-    const rate = (
-      await gql(`mutation($id: ID!, $input: ApiKeyRateInput!) { setApiKeyRate(id: $id, input: $input) { ratePerSecond rateBurst } }`, {
-        id: keyId,
-        input,
-      })
-    ).setApiKeyRate;
+    const rate = (await gql(SetApiKeyRateDocument, { id: keyId, input })).setApiKeyRate;
     print(program, { keyId, ...rate });
   });
 }

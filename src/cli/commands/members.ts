@@ -1,4 +1,14 @@
 import { Command } from 'commander';
+import {
+  CreateRecoveryLinkDocument,
+  InvitationsDocument,
+  InviteMemberDocument,
+  MemberEmailsDocument,
+  MembersDocument,
+  RemoveMemberDocument,
+  RevokeInvitationDocument,
+  SetMemberRoleDocument,
+} from '../generated/members';
 import { ApiError, confirm, gql, print, UsageError, userIdOf } from '../shared';
 
 /** the roles as the API names them (the MemberRole enum); typed in any case */
@@ -16,20 +26,15 @@ function collect(value: string, previous: string[] = []): string[] {
 }
 
 /** a row of the API as people read it: the role lower case, as they type it */
-const readable = <T extends { role: string }>(row: T): T => ({ ...row, role: row.role.toLowerCase() });
+const readable = <T extends { role: string }>(row: T): Omit<T, 'role'> & { role: string } => ({ ...row, role: row.role.toLowerCase() });
 
 /** a one-time link the API returns as a path when the service has no PUBLIC_ORIGIN: whole, with ZONEKEEPER_URL's origin */
 const wholeLink = (link: string) => new URL(link, process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').href;
 
-const MEMBER_FIELDS = 'personId email role zones createdAt';
-
 /** a member named by person id or by e-mail address, as the person id (people remember the address) */
 async function personIdOf(userId: string, member: string): Promise<string> {
   if (/^\d+$/.test(member)) return member;
-  const { members } = await gql<{ members: { personId: string; email: string }[] }>(
-    `query($u: ID!) { members(userId: $u) { personId email } }`,
-    { u: userId },
-  );
+  const { members } = await gql(MemberEmailsDocument, { user: userId });
   const found = members.find((m) => m.email.toLowerCase() === member.trim().toLowerCase());
   if (!found) throw new ApiError('MEMBER_NOT_FOUND', `${member} is no member of the account`);
   return found.personId;
@@ -46,7 +51,7 @@ export function registerMemberCommands(program: Command): void {
     .command('list <user>')
     .description("list an account's members")
     .action(async (user: string) => {
-      const { members } = await gql(`query($u: ID!) { members(userId: $u) { ${MEMBER_FIELDS} } }`, { u: await userIdOf(user) });
+      const { members } = await gql(MembersDocument, { user: await userIdOf(user) });
       print(program, members.map(readable), ['personId', 'email', 'role', 'zones', 'createdAt']);
     });
   member
@@ -56,9 +61,7 @@ export function registerMemberCommands(program: Command): void {
     .action(async (user: string, who: string, role: string, options: { zone?: string[] }) => {
       const userId = await userIdOf(user);
       const input = { userId, personId: await personIdOf(userId, who), role: roleOf(role), zones: options.zone ?? null };
-      const { setMemberRole } = await gql(`mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { ${MEMBER_FIELDS} } }`, {
-        i: input,
-      });
+      const { setMemberRole } = await gql(SetMemberRoleDocument, { input });
       print(program, readable(setMemberRole));
     });
   member
@@ -68,10 +71,7 @@ export function registerMemberCommands(program: Command): void {
     .action(async (user: string, who: string, options: { yes?: boolean }) => {
       const userId = await userIdOf(user);
       await confirm(options, `remove ${who} from account ${user}`, who);
-      const { removeMember } = await gql(`mutation($u: ID!, $p: ID!) { removeMember(userId: $u, personId: $p) { ${MEMBER_FIELDS} } }`, {
-        u: userId,
-        p: await personIdOf(userId, who),
-      });
+      const { removeMember } = await gql(RemoveMemberDocument, { user: userId, person: await personIdOf(userId, who) });
       print(program, { ...readable(removeMember), removed: true });
     });
   member
@@ -79,10 +79,7 @@ export function registerMemberCommands(program: Command): void {
     .description('a one-time link for a member who lost their passkeys to register a new one (their other sessions end)')
     .action(async (user: string, who: string) => {
       const userId = await userIdOf(user);
-      const { createRecoveryLink } = await gql(
-        `mutation($u: ID!, $p: ID!) { createRecoveryLink(userId: $u, personId: $p) { link recoveryLink { id personId email expiresAt } } }`,
-        { u: userId, p: await personIdOf(userId, who) },
-      );
+      const { createRecoveryLink } = await gql(CreateRecoveryLinkDocument, { user: userId, person: await personIdOf(userId, who) });
       print(program, { ...createRecoveryLink.recoveryLink, link: wholeLink(createRecoveryLink.link) });
     });
 
@@ -94,26 +91,21 @@ export function registerMemberCommands(program: Command): void {
     .option('--zone <zone>', "an editor's zone (named zones only; none: every zone); repeatable", collect)
     .action(async (user: string, email: string, options: { role: string; zone?: string[] }) => {
       const input = { userId: await userIdOf(user), email, role: roleOf(options.role), zones: options.zone ?? null };
-      const { inviteMember } = await gql(
-        `mutation($i: InviteMemberInput!) { inviteMember(input: $i) { link invitation { id email role zones expiresAt } } }`,
-        { i: input },
-      );
+      const { inviteMember } = await gql(InviteMemberDocument, { input });
       print(program, { ...readable(inviteMember.invitation), link: wholeLink(inviteMember.link) });
     });
   invitation
     .command('list <user>')
     .description("list an account's open invitations")
     .action(async (user: string) => {
-      const { invitations } = await gql(`query($u: ID!) { invitations(userId: $u) { id email role zones expiresAt createdAt } }`, {
-        u: await userIdOf(user),
-      });
+      const { invitations } = await gql(InvitationsDocument, { user: await userIdOf(user) });
       print(program, invitations.map(readable), ['id', 'email', 'role', 'zones', 'expiresAt']);
     });
   invitation
     .command('revoke <id>')
     .description('withdraw an open invitation')
     .action(async (id: string) => {
-      const { revokeInvitation } = await gql(`mutation($id: ID!) { revokeInvitation(id: $id) { id email role } }`, { id });
+      const { revokeInvitation } = await gql(RevokeInvitationDocument, { id });
       print(program, { ...readable(revokeInvitation), revoked: true });
     });
 }

@@ -1,4 +1,13 @@
 import { Command, Option } from 'commander';
+import {
+  CreateNameserverSetDocument,
+  DeleteNameserverSetDocument,
+  MoveZoneToNameserverSetDocument,
+  NameserverSetsDocument,
+  NameserverSetSecondaryConfigDocument,
+  UpdateNameserverSetDocument,
+  type CliNameserverSetFragment,
+} from '../generated/nameserver-sets';
 import { gql, print } from '../shared';
 
 /** `zonekeeper nameserver-set`: nameserver sets */
@@ -6,15 +15,14 @@ export function registerNameserverSetCommands(program: Command): void {
   const nsSet = program
     .command('nameserver-set')
     .description('nameserver sets: fleets of secondaries with their NS names and catalog zone (admin key; docs/transfers.md)');
-  const NS_SET_FIELDS = 'name isDefault secondaries nsNames catalogZone zoneCount';
-  const nsSetRow = (set: { secondaries: string[]; nsNames: string[] } & Record<string, unknown>) =>
+  const nsSetRow = (set: CliNameserverSetFragment) =>
     program.opts().json ? set : { ...set, secondaries: set.secondaries.join(',') || '-', nsNames: set.nsNames.join(',') };
   const NS_SET_COLUMNS = ['name', 'secondaries', 'nsNames', 'catalogZone', 'zoneCount'];
   nsSet
     .command('list')
     .description('every set, `default` (the settings) first')
     .action(async () => {
-      const sets = (await gql(`{ nameserverSets { ${NS_SET_FIELDS} } }`)).nameserverSets;
+      const sets = (await gql(NameserverSetsDocument, {})).nameserverSets;
       print(program, sets.map(nsSetRow), NS_SET_COLUMNS);
     });
   nsSet
@@ -23,8 +31,8 @@ export function registerNameserverSetCommands(program: Command): void {
     .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
     .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
     .action(async (name: string, catalogZone: string, options: { secondary?: string[]; ns?: string[] }) => {
-      const made = await gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { ${NS_SET_FIELDS} } }`, {
-        i: { name, catalogZone, secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
+      const made = await gql(CreateNameserverSetDocument, {
+        input: { name, catalogZone, secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
       });
       print(program, nsSetRow(made.createNameserverSet), NS_SET_COLUMNS);
     });
@@ -34,17 +42,17 @@ export function registerNameserverSetCommands(program: Command): void {
     .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
     .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
     .action(async (name: string, options: { secondary?: string[]; ns?: string[] }) => {
-      const updated = await gql(
-        `mutation($n: String!, $i: NameserverSetUpdateInput!) { updateNameserverSet(name: $n, input: $i) { ${NS_SET_FIELDS} } }`,
-        { n: name, i: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [] } },
-      );
+      const updated = await gql(UpdateNameserverSetDocument, {
+        name,
+        input: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
+      });
       print(program, nsSetRow(updated.updateNameserverSet), NS_SET_COLUMNS);
     });
   nsSet
     .command('delete <name>')
     .description('delete a set no zone is in')
     .action(async (name: string) => {
-      await gql(`mutation($n: String!) { deleteNameserverSet(name: $n) }`, { n: name });
+      await gql(DeleteNameserverSetDocument, { name });
       print(program, { name, deleted: true });
     });
   nsSet
@@ -54,26 +62,15 @@ export function registerNameserverSetCommands(program: Command): void {
     )
     .addOption(new Option('--software <name>', 'the secondary').choices(['bind', 'knot', 'nsd', 'powerdns']).default('bind'))
     .action(async (name: string, primary: string, options: { software: string }) => {
-      const text = (
-        await gql(
-          `query($n: String!, $p: String!, $s: SecondarySoftware!) { nameserverSetSecondaryConfig(name: $n, primary: $p, software: $s) }`,
-          {
-            n: name,
-            p: primary,
-            s: options.software.toUpperCase(),
-          },
-        )
-      ).nameserverSetSecondaryConfig as string;
+      const text = (await gql(NameserverSetSecondaryConfigDocument, { name, primary, software: options.software.toUpperCase() }))
+        .nameserverSetSecondaryConfig;
       process.stdout.write(text);
     });
   nsSet
     .command('move <zone> <name>')
     .description("move a zone to a set: its NS follow when they were the old set's; it leaves the old catalog once the new set serves it")
     .action(async (zoneName: string, name: string) => {
-      const moved = await gql(
-        `mutation($z: String!, $n: String!) { moveZoneToNameserverSet(zone: $z, nameserverSet: $n) { name serial nameserverSet { name } } }`,
-        { z: zoneName, n: name },
-      );
+      const moved = await gql(MoveZoneToNameserverSetDocument, { zone: zoneName, nameserverSet: name });
       const zone = moved.moveZoneToNameserverSet;
       print(program, { zone: zone.name, serial: zone.serial, nameserverSet: zone.nameserverSet.name });
     });

@@ -1,16 +1,6 @@
 import { Command } from 'commander';
+import { GrantOperatorDocument, OperatorsDocument, RevokeOperatorDocument } from '../generated/operators';
 import { ApiError, gql, print } from '../shared';
-
-const OPERATOR_FIELDS = 'personId email grant since';
-
-/** an operator as the API answers it */
-interface Operator {
-  [field: string]: unknown;
-  personId: string;
-  email: string;
-  grant: string | null;
-  since: string | null;
-}
 
 /** a row of the API as people read it: the grant lower case, as the docs name it (`hand`, `oidc`) */
 const readable = <T extends { grant: string | null }>(row: T): T => ({ ...row, grant: row.grant?.toLowerCase() ?? null });
@@ -46,27 +36,21 @@ export function registerOperatorCommands(program: Command): void {
     .command('list')
     .description('list the operator persons (grant: hand, or oidc from a sign-in claim)')
     .action(async () => {
-      const { operators } = await gql<{ operators: Operator[] }>(`{ operators { ${OPERATOR_FIELDS} } }`);
+      const { operators } = await gql(OperatorsDocument, {});
       print(program, operators.map(readable), ['personId', 'email', 'grant', 'since']);
     });
   operator
     .command('grant <person>')
     .description('make a person (e-mail address or person id) an operator, by hand (a sign-in does not take it back)')
     .action(async (person: string) => {
-      const { grantOperator } = await gql<{ grantOperator: Operator }>(
-        `mutation($p: String!) { grantOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
-        { p: person },
-      ).catch(unknownPerson(person));
+      const { grantOperator } = await gql(GrantOperatorDocument, { person }).catch(unknownPerson(person));
       print(program, readable(grantOperator));
     });
   operator
     .command('revoke <person>')
     .description('the person (e-mail address or person id) is no operator from their next request')
     .action(async (person: string) => {
-      const { revokeOperator } = await gql<{ revokeOperator: Operator }>(
-        `mutation($p: String!) { revokeOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
-        { p: person },
-      ).catch(unknownPerson(person));
+      const { revokeOperator } = await gql(RevokeOperatorDocument, { person }).catch(unknownPerson(person));
       print(program, { ...readable(revokeOperator), revoked: true });
     });
 }

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { ZoneQueriesDocument } from '../generated/query-analytics';
 import { gql, print, UsageError } from '../shared';
 
 /** `--since`: an ISO 8601 time, or a span back from now (90m, 24h, 7d) */
@@ -10,14 +11,6 @@ export function sinceOf(text: string, now = Date.now()): Date {
   return at;
 }
 
-interface Bucket {
-  start: string;
-  total: number | null;
-  coverage: number;
-  missing: string[];
-  counts: { rcode: string | null; count: number }[];
-}
-
 /** `zonekeeper zone queries <zone>`: the zone's answers in buckets, a row each (docs/analytics.md) */
 export function registerQueryCommands(program: Command, zone: Command): void {
   zone
@@ -27,16 +20,12 @@ export function registerQueryCommands(program: Command, zone: Command): void {
     .option('--until <when>', 'the window’s end (default now)')
     .addOption(new Option('--step <step>', 'a bucket’s length').choices(['minute', 'hour', 'day']).default('hour'))
     .action(async (name: string, options: { since: string; until?: string; step: string }) => {
-      const data = await gql<{ domain: { queries: { since: string; until: string; step: number; buckets: Bucket[] } } }>(
-        `query($z: String!, $s: DateTimeISO!, $u: DateTimeISO, $st: QueryStep!) { domain(name: $z) {
-          queries(since: $s, until: $u, step: $st, by: [RCODE]) { since until step buckets { start total coverage missing counts { rcode count } } } } }`,
-        {
-          z: name,
-          s: sinceOf(options.since).toISOString(),
-          u: options.until ? sinceOf(options.until).toISOString() : undefined,
-          st: options.step.toUpperCase(),
-        },
-      );
+      const data = await gql(ZoneQueriesDocument, {
+        zone: name,
+        since: sinceOf(options.since).toISOString(),
+        until: options.until ? sinceOf(options.until).toISOString() : undefined,
+        step: options.step.toUpperCase(),
+      });
       const stats = data.domain.queries;
       if (program.opts().json) return print(program, { ...stats });
       // the RCODEs met, most answered first: a column each

@@ -1,19 +1,23 @@
 import { Command } from 'commander';
-import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, OUTCOME_FIELDS, printOutcome, type ProposedChange } from '../shared';
+import {
+  CreateRecordOrProposeDocument,
+  RecordsDocument,
+  RecordTtlDocument,
+  RecordZoneDocument,
+  RemoveRecordOrProposeDocument,
+  UpdateRecordOrProposeDocument,
+  type CliRecordFragment,
+} from '../generated/records';
+import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm, printOutcome } from '../shared';
 import { dryRunChanges } from './change-plan';
 
-/** a record as the CLI reads and prints it: with its RRset's comment (docs/changes.md, «Comments») */
-const RECORD_FIELDS = 'id owner type rdata ttl comment';
 /** the table's columns: COMMENT where a record shown has one (a zone without comments lists as it always did) */
-const recordColumns = (records: { comment?: string | null }[]) =>
+const recordColumns = (records: CliRecordFragment[]) =>
   records.some((r) => r.comment) ? ['id', 'owner', 'ttl', 'type', 'rdata', 'comment'] : ['id', 'owner', 'ttl', 'type', 'rdata'];
 /** a record written, as the CLI printed it before comments: its COMMENT only where it has one */
-const writtenColumns = (record: { comment?: string | null }) =>
+const writtenColumns = (record: CliRecordFragment) =>
   record.comment ? ['id', 'owner', 'type', 'rdata', 'ttl', 'comment'] : ['id', 'owner', 'type', 'rdata', 'ttl'];
 const COMMENT_HELP = "the comment of the record's RRset ('' removes it; without it, the comment stays as it is)";
-
-/** what a record's write answers: written (its record, where asked), or the change request it became */
-type WriteAnswer = { zone: string; changeRequest: ProposedChange | null; record?: Record<string, unknown> & { comment?: string | null } };
 
 /** the comment an option gives (absent: none, the RRset's stays) */
 const commentOf = (options: { comment?: string }) => (options.comment === undefined ? {} : { comment: options.comment });
@@ -39,10 +43,9 @@ export function registerRecordCommands(program: Command): void {
         const comment = commentOf(options);
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl, ...comment }]);
         // a zone that requires approvals: the record proposed as an ADD, said so (docs/changes.md, «Review»)
-        const { createRecordOrPropose } = await gql<{ createRecordOrPropose: WriteAnswer }>(
-          `mutation($i: RecordInput!) { createRecordOrPropose(input: $i) { ${OUTCOME_FIELDS} record { ${RECORD_FIELDS} } } }`,
-          { i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
-        );
+        const { createRecordOrPropose } = await gql(CreateRecordOrProposeDocument, {
+          input: { zone: zoneName, owner, type, rdata, ttl, ...comment },
+        });
         printOutcome(program, createRecordOrPropose, ({ record: written }) => print(program, written!, writtenColumns(written!)));
       },
     );
@@ -63,16 +66,13 @@ export function registerRecordCommands(program: Command): void {
       ) => {
         const comment = commentOf(options);
         // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
-        const ttl =
-          options.ttl !== undefined
-            ? ttlOf(options.ttl)
-            : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
+        const ttl = options.ttl !== undefined ? ttlOf(options.ttl) : (await gql(RecordTtlDocument, { id })).record.ttl;
         if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl, ...comment }]);
         // a zone that requires approvals: the record replaced by id, proposed as a REPLACE
-        const { updateRecordOrPropose } = await gql<{ updateRecordOrPropose: WriteAnswer }>(
-          `mutation($id: ID!, $i: RecordInput!) { updateRecordOrPropose(id: $id, input: $i) { ${OUTCOME_FIELDS} record { ${RECORD_FIELDS} } } }`,
-          { id, i: { zone: zoneName, owner, type, rdata, ttl, ...comment } },
-        );
+        const { updateRecordOrPropose } = await gql(UpdateRecordOrProposeDocument, {
+          id,
+          input: { zone: zoneName, owner, type, rdata, ttl, ...comment },
+        });
         printOutcome(program, updateRecordOrPropose, ({ record: written }) => print(program, written!, writtenColumns(written!)));
       },
     );
@@ -82,13 +82,7 @@ export function registerRecordCommands(program: Command): void {
     .option('--limit <n>', 'at most this many', '10000')
     .action(async (zoneName: string, options: { limit: string }) => {
       await requireZone(zoneName);
-      const records = await listUpTo(
-        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { ${RECORD_FIELDS} } pageInfo { hasNextPage endCursor } } }`,
-        (d) => d.records,
-        { z: zoneName },
-        limitOf(options.limit),
-        'records',
-      );
+      const records = await listUpTo(RecordsDocument, (d) => d.records, { zone: zoneName }, limitOf(options.limit), 'records');
       print(program, records, recordColumns(records));
     });
   record
@@ -99,15 +93,12 @@ export function registerRecordCommands(program: Command): void {
     .action(async (id: string, options: { yes?: boolean; dryRun?: boolean }) => {
       if (options.dryRun) {
         // a dry run asks nothing: it writes nothing; the record's zone names the set
-        const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
+        const { record: found } = await gql(RecordZoneDocument, { id });
         return dryRunChanges(program, found.zone, [{ kind: 'REMOVE', id }]);
       }
       await confirm(options, `delete record ${id}`, id);
       // a zone that requires approvals: the record's removal by id, proposed as a REMOVE
-      const { removeRecordOrPropose } = await gql<{ removeRecordOrPropose: WriteAnswer }>(
-        `mutation($id: ID!) { removeRecordOrPropose(id: $id) { ${OUTCOME_FIELDS} } }`,
-        { id },
-      );
+      const { removeRecordOrPropose } = await gql(RemoveRecordOrProposeDocument, { id });
       printOutcome(program, removeRecordOrPropose, () => print(program, { id, deleted: true }));
     });
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { ExtraSecondariesDocument, SetZoneSecondariesDocument } from '../generated/secondaries';
 import { serverSpec, gql, print } from '../shared';
 
 /** `zonekeeper secondaries`: a zone's extra secondaries */
@@ -13,7 +14,7 @@ export function registerSecondaryCommands(program: Command): void {
     .command('list <zone>')
     .description("the zone's extra secondaries")
     .action(async (zone: string) => {
-      const listed = await gql(`query($z: String) { domain(name: $z) { extraSecondaries { address port tsigKeyName } } }`, { z: zone });
+      const listed = await gql(ExtraSecondariesDocument, { zone });
       print(program, listed.domain.extraSecondaries, SECONDARY_COLUMNS);
     });
   secondaries
@@ -21,10 +22,7 @@ export function registerSecondaryCommands(program: Command): void {
     .description('replace them: each server ADDRESS[#PORT]=TSIG_KEY_NAME (port 53 unless given); none given: remove them all')
     .action(async (zone: string, servers: string[]) => {
       const input = servers.map((server) => serverSpec(server, true));
-      const set = await gql(
-        `mutation($z: String!, $s: [ZoneSecondaryInput!]!) { setZoneSecondaries(zone: $z, secondaries: $s) { address port tsigKeyName } }`,
-        { z: zone, s: input },
-      );
+      const set = await gql(SetZoneSecondariesDocument, { zone, secondaries: input });
       print(program, set.setZoneSecondaries, SECONDARY_COLUMNS);
     });
 }

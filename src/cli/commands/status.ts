@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { PropagationDocument } from '../generated/status';
 import { ApiError, UsageError, gql, print, sleep } from '../shared';
 
 /** `zonekeeper status`: propagation to the secondaries */
@@ -14,13 +15,8 @@ export function registerStatusCommand(program: Command): void {
         throw new UsageError(`--timeout takes a number of seconds above 0 (got "${options.timeout}")`);
       const deadline = Date.now() + seconds * 1000;
       for (;;) {
-        const status = (
-          await gql(
-            `query($z: String!) { domain(name: $z) { serial propagation { state message servers { server servedSerial state error } } } }`,
-            { z: name },
-          )
-        ).domain;
-        const servers = status.propagation.servers as any[];
+        const status = (await gql(PropagationDocument, { zone: name })).domain;
+        const servers = status.propagation.servers;
         // with no secondaries configured there is nothing to wait for
         const done = status.propagation.state === 'in_sync' || status.propagation.state === 'no_secondaries';
         // progress rewrites one line on a terminal; a log or a pipe gets a line per update

@@ -1,45 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import {
+  ReportSteeringStatusDocument,
+  SetSteeringDefaultsDocument,
+  SetSteeringMemberAdminDocument,
+  SteeringDefaultsDocument,
+  SteeringDocument,
+  SteeringVantagesDocument,
+  UpdateSteeredRrsetDocument,
+  type CliSteeredRrsetFragment,
+  type CliSteeringCheckFragment,
+  type CliSteeringPoolFragment,
+} from '../generated/steering';
 import { ApiError, gql, print, UsageError } from '../shared';
 
-const CHECK = 'id name protocol status condition since heldSince pinned lastOk lastError latencyMs checkedAt leaseUntil';
-const DEFAULTS = 'protocol port host path statusMin statusMax bodyContains verifyTls intervalSeconds';
-const POOLS = `pools { minHealthy members { value admin weight healthy condition check { id name status since heldSince lastError latencyMs leaseUntil } } }`;
-const RRSET = `id owner type ttl served allDown backup maxAnswers ${POOLS} rules { subnets geos view ${POOLS} }`;
-
-interface Member {
-  value: string;
-  admin: string;
-  weight: number;
-  healthy: boolean;
-  condition: string;
-  check: {
-    id: string;
-    name: string;
-    status: string;
-    since: string;
-    heldSince: string | null;
-    lastError: string | null;
-    latencyMs: number | null;
-    leaseUntil: string | null;
-  } | null;
-}
-interface Pool {
-  minHealthy: number;
-  members: Member[];
-}
-interface Rrset {
-  id: string;
-  owner: string;
-  type: string;
-  ttl: number;
-  served: string[];
-  allDown: string;
-  backup: string[];
-  maxAnswers: number;
-  pools: Pool[];
-  rules: { subnets: string[]; geos: string[]; view: string | null; pools: Pool[] }[];
-}
+/** a steered RRset as the CLI reads it, and one of its pools */
+type Rrset = CliSteeredRrsetFragment;
+type Pool = CliSteeringPoolFragment;
 
 /** a rule as the CLI's file gives it: networks, and pools whose members name their check by name */
 interface RuleFile {
@@ -55,10 +32,8 @@ const poolsInput = (pools: Pool[]) =>
     members: pool.members.map((m) => ({ value: m.value, checkId: m.check?.id ?? null, admin: m.admin, weight: m.weight })),
   }));
 
-async function steeringOf(zone: string): Promise<{ name: string; checks: { id: string; name: string }[]; rrsets: Rrset[] }> {
-  const data = await gql(`query($z: String!) { domain(name: $z) { name steeringChecks { ${CHECK} } steeredRrsets { ${RRSET} } } }`, {
-    z: zone,
-  });
+async function steeringOf(zone: string): Promise<{ name: string; checks: CliSteeringCheckFragment[]; rrsets: Rrset[] }> {
+  const data = await gql(SteeringDocument, { zone });
   return { name: data.domain.name, checks: data.domain.steeringChecks, rrsets: data.domain.steeredRrsets };
 }
 
@@ -149,14 +124,14 @@ export function registerSteeringCommands(program: Command): void {
     .description("the zone's steered RRsets, a row per member with its check's live state")
     .action(async (zone: string) => {
       const { rrsets } = await steeringOf(zone);
-      if (program.opts().json) print(program, rrsets as unknown as Record<string, unknown>[]);
+      if (program.opts().json) print(program, rrsets);
       else print(program, rrsets.flatMap(memberRows), ['owner', 'type', ...MEMBER_COLUMNS]);
     });
   steering
     .command('vantages')
     .description('the vantages the checks are probed from: whether each is isolated (its probes not counted) and why, or in a panic freeze')
     .action(async () => {
-      const data = await gql(`{ steeringVantages { name seenAt isolated isolatedReason isolatedSince panic } }`);
+      const data = await gql(SteeringVantagesDocument, {});
       print(program, data.steeringVantages, ['name', 'seenAt', 'isolated', 'isolatedReason', 'isolatedSince', 'panic']);
     });
   steering
@@ -165,7 +140,7 @@ export function registerSteeringCommands(program: Command): void {
     .action(async (zone: string, owner: string, type: string) => {
       const rrset = await rrsetAt(zone, owner, type);
       if (program.opts().json) {
-        print(program, rrset as unknown as Record<string, unknown>);
+        print(program, rrset);
         return;
       }
       process.stdout.write(`${rrset.owner} ${rrset.type} (ttl ${rrset.ttl}) serves: ${rrset.served.join(' ') || '(nothing)'}\n`);
@@ -181,16 +156,8 @@ export function registerSteeringCommands(program: Command): void {
     .action(async (zone: string, owner: string, type: string, value: string, admin: string) => {
       if (!['up', 'down', 'obey'].includes(admin)) throw new UsageError(`admin is up, down or obey (got "${admin}")`);
       const rrset = await rrsetAt(zone, owner, type);
-      const data = await gql(
-        `mutation($id: ID!, $v: String!, $a: String!) { setSteeringMemberAdmin(id: $id, value: $v, admin: $a) { ${RRSET} } }`,
-        {
-          id: rrset.id,
-          v: value,
-          a: admin,
-        },
-      );
-      const changed: Rrset = data.setSteeringMemberAdmin;
-      if (program.opts().json) print(program, changed as unknown as Record<string, unknown>);
+      const changed = (await gql(SetSteeringMemberAdminDocument, { id: rrset.id, value, admin })).setSteeringMemberAdmin;
+      if (program.opts().json) print(program, changed);
       else {
         process.stdout.write(`${changed.owner} ${changed.type} serves: ${changed.served.join(' ') || '(nothing)'}\n`);
         print(program, memberRows(changed), MEMBER_COLUMNS);
@@ -200,7 +167,7 @@ export function registerSteeringCommands(program: Command): void {
     .command('defaults <zone>')
     .description('the zone’s defaults for the check made for each new member of an octoDNS dynamic record')
     .action(async (zone: string) => {
-      const data = await gql(`query($z: String!) { domain(name: $z) { steeringDefaults { ${DEFAULTS} } } }`, { z: zone });
+      const data = await gql(SteeringDefaultsDocument, { zone });
       if (program.opts().json) print(program, data.domain.steeringDefaults);
       else print(program, defaultsRows(data.domain.steeringDefaults), ['setting', 'value', 'applies']);
     });
@@ -244,10 +211,7 @@ export function registerSteeringCommands(program: Command): void {
           verifyTls: options.verifyTls ?? null,
           intervalSeconds: wholeNumber('--interval', options.interval),
         };
-        const data = await gql(
-          `mutation($z: String!, $i: SteeringDefaultsInput!) { setSteeringDefaults(zone: $z, input: $i) { ${DEFAULTS} } }`,
-          { z: zone, i: input },
-        );
+        const data = await gql(SetSteeringDefaultsDocument, { zone, input });
         if (program.opts().json) print(program, data.setSteeringDefaults);
         else print(program, defaultsRows(data.setSteeringDefaults), ['setting', 'value', 'applies']);
       },
@@ -295,12 +259,8 @@ export function registerSteeringCommands(program: Command): void {
           })),
         })),
       };
-      const data = await gql(`mutation($id: ID!, $i: SteeredRrsetInput!) { updateSteeredRrset(id: $id, input: $i) { ${RRSET} } }`, {
-        id: rrset.id,
-        i: input,
-      });
-      const changed: Rrset = data.updateSteeredRrset;
-      if (program.opts().json) print(program, changed as unknown as Record<string, unknown>);
+      const changed = (await gql(UpdateSteeredRrsetDocument, { id: rrset.id, input })).updateSteeredRrset;
+      if (program.opts().json) print(program, changed);
       else print(program, ruleRows(changed), RULE_COLUMNS);
     });
   steering
@@ -315,10 +275,12 @@ export function registerSteeringCommands(program: Command): void {
       const { checks } = await steeringOf(zone);
       const check = checks.find((c) => c.name === name);
       if (!check) throw new ApiError('STEERING_CHECK_NOT_FOUND', `${zone} has no check named ${name}`);
-      const data = await gql(
-        `mutation($id: ID!, $up: Boolean!, $l: Int, $m: String) { reportSteeringStatus(id: $id, up: $up, leaseSeconds: $l, message: $m) { ${CHECK} } }`,
-        { id: check.id, up: status === 'up', l: options.lease === undefined ? null : Number(options.lease), m: options.message ?? null },
-      );
+      const data = await gql(ReportSteeringStatusDocument, {
+        id: check.id,
+        up: status === 'up',
+        leaseSeconds: options.lease === undefined ? null : Number(options.lease),
+        message: options.message ?? null,
+      });
       print(program, data.reportSteeringStatus, ['name', 'status', 'since', 'lastOk', 'lastError', 'leaseUntil']);
     });
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { CreateRecordTemplateDocument, DeleteRecordTemplateDocument, RecordTemplatesDocument } from '../generated/templates';
 import { gql, print } from '../shared';
 
 /** `zonekeeper template`: record templates */
@@ -10,11 +11,7 @@ export function registerTemplateCommands(program: Command): void {
     .description("the templates: the default (the settings'), the admin-wide ones and the user's")
     .option('--user <userId>', "with this user's own")
     .action(async (options: { user?: string }) => {
-      const list = (
-        await gql(`query($u: ID) { recordTemplates(userId: $u) { id userId name records { owner type rdata ttl } } }`, {
-          u: options.user ?? null,
-        })
-      ).recordTemplates as { id: string | null; userId: string | null; name: string; records: unknown[] }[];
+      const list = (await gql(RecordTemplatesDocument, { user: options.user ?? null })).recordTemplates;
       if (program.opts().json) return print(program, list);
       print(
         program,
@@ -30,18 +27,14 @@ export function registerTemplateCommands(program: Command): void {
       const records = JSON.parse(readFileSync(file, 'utf8'));
       print(
         program,
-        (
-          await gql(`mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id userId name } }`, {
-            i: { userId: options.user ?? null, name, records },
-          })
-        ).createRecordTemplate,
+        (await gql(CreateRecordTemplateDocument, { input: { userId: options.user ?? null, name, records } })).createRecordTemplate,
       );
     });
   template
     .command('delete <id>')
     .description('delete a template (zones made from it keep their records)')
     .action(async (id: string) => {
-      await gql(`mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id });
+      await gql(DeleteRecordTemplateDocument, { id });
       print(program, { id, deleted: true });
     });
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { CreateTsigKeyDocument, RevokeTsigKeyDocument, TsigKeysDocument } from '../generated/tsig';
 import { gql, print, userIdOf, confirm, PolicyOptions, withPolicyOptions, policyInputFrom } from '../shared';
 
 /** `zonekeeper tsig`: TSIG keys for DNS UPDATE */
@@ -17,11 +18,7 @@ export function registerTsigCommands(program: Command): void {
       algorithm: options.algorithm,
       ...policyInputFrom(options),
     };
-    const created = (
-      await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, {
-        input,
-      })
-    ).createTsigKey;
+    const created = (await gql(CreateTsigKeyDocument, { input })).createTsigKey;
     print(program, { ...created.tsigKey, secret: created.secret });
   });
   tsig
@@ -29,11 +26,7 @@ export function registerTsigCommands(program: Command): void {
     .description('list TSIG keys')
     .option('--user <userId>', 'only this user’s')
     .action(async (options: { user?: string }) => {
-      print(
-        program,
-        (await gql(`query($u: ID) { tsigKeys(userId: $u) { id userId name algorithm revokedAt } }`, { u: options.user })).tsigKeys,
-        ['id', 'userId', 'name', 'algorithm', 'revokedAt'],
-      );
+      print(program, (await gql(TsigKeysDocument, { user: options.user })).tsigKeys, ['id', 'userId', 'name', 'algorithm', 'revokedAt']);
     });
   tsig
     .command('revoke <id>')
@@ -41,6 +34,6 @@ export function registerTsigCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (id: string, options: { yes?: boolean }) => {
       await confirm(options, `revoke TSIG key ${id}`, id);
-      print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
+      print(program, (await gql(RevokeTsigKeyDocument, { id })).revokeTsigKey);
     });
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { CreateUserDocument, DeleteUserDocument, SetUserLimitsDocument, UserLimitsDocument, UsersDocument } from '../generated/users';
 import { gql, print, listUpTo, limitOf, confirm, limitOptions, limitValues } from '../shared';
 
 /** `zonekeeper user`: users, their rate limits and quotas */
@@ -8,23 +9,14 @@ export function registerUserCommands(program: Command): void {
     .command('add <email>')
     .description('create a user')
     .action(async (email: string) => {
-      print(
-        program,
-        (await gql(`mutation($e: String!) { createUser(input: {email: $e}) { id email createdAt } }`, { e: email })).createUser,
-      );
+      print(program, (await gql(CreateUserDocument, { email })).createUser);
     });
   user
     .command('list')
     .description('list users')
     .option('--limit <n>', 'at most this many', '1000')
     .action(async (options: { limit: string }) => {
-      const users = await listUpTo(
-        `query($first: Int!, $after: String) { users(first: $first, after: $after) { nodes { id email createdAt } pageInfo { hasNextPage endCursor } } }`,
-        (d) => d.users,
-        {},
-        limitOf(options.limit),
-        'users',
-      );
+      const users = await listUpTo(UsersDocument, (d) => d.users, {}, limitOf(options.limit), 'users');
       print(program, users, ['id', 'email', 'createdAt']);
     });
   user
@@ -33,7 +25,7 @@ export function registerUserCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (userId: string, options: { yes?: boolean }) => {
       await confirm(options, `delete user ${userId} with all its zones and records`, userId);
-      await gql(`mutation($id: ID!) { deleteUser(id: $id) }`, { id: userId });
+      await gql(DeleteUserDocument, { id: userId });
       print(program, { id: userId, deleted: true });
     });
 
@@ -43,21 +35,14 @@ export function registerUserCommands(program: Command): void {
     ['max-zones', 'zones the user may have'],
     ['max-records-per-zone', 'records one of its zones may hold'],
   ];
-  const LIMITS =
-    'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
   limitOptions(
     user.command('limits <userId>').description("show a user's rate limit and quotas; with options, set them (admin key)"),
     USER_LIMIT_FIELDS,
   ).action(async (userId: string, options: Record<string, string | undefined>) => {
     const input = limitValues(options, USER_LIMIT_FIELDS);
     const limits = Object.keys(input).length
-      ? (
-          await gql(`mutation($id: ID!, $input: UserLimitsInput!) { setUserLimits(id: $id, input: $input) { ${LIMITS} } }`, {
-            id: userId,
-            input,
-          })
-        ).setUserLimits
-      : (await gql(`query($id: ID!) { user(id: $id) { limits { ${LIMITS} } } }`, { id: userId })).user.limits;
+      ? (await gql(SetUserLimitsDocument, { id: userId, input })).setUserLimits
+      : (await gql(UserLimitsDocument, { id: userId })).user.limits;
     print(program, { userId, ...limits });
   });
 }

@@ -1,4 +1,19 @@
 import { Command, Option } from 'commander';
+import {
+  ClearViewOverlayDocument,
+  CreateViewDocument,
+  DeleteViewDocument,
+  HideInViewDocument,
+  ReplaceInViewDocument,
+  UpdateViewDocument,
+  ViewBindConfigDocument,
+  ViewHistoryDocument,
+  ViewOverlaysDocument,
+  ViewsDocument,
+  ViewSecondaryConfigDocument,
+  ViewZoneDocument,
+  type CliViewFragment,
+} from '../generated/views';
 import { authorLabel, gql, print } from '../shared';
 
 const repeat = (value: string, all: string[] = []) => [...all, value];
@@ -8,15 +23,14 @@ export function registerViewCommands(program: Command): void {
   const view = program
     .command('view')
     .description("views: split horizon as overlays on the zones, one TSIG key per view (operator's key; docs/views.md)");
-  const FIELDS = 'id name networks precedence tsigKeyName notify';
   const COLUMNS = ['id', 'name', 'precedence', 'networks', 'tsigKeyName', 'notify'];
-  const row = (v: { networks: string[]; notify: string[] } & Record<string, unknown>) =>
+  const row = (v: CliViewFragment) =>
     program.opts().json ? v : { ...v, networks: v.networks.join(',') || '-', notify: v.notify.join(',') || '-' };
   view
     .command('list')
     .description('every view, lower precedence first')
     .action(async () => {
-      print(program, (await gql(`{ views { ${FIELDS} } }`)).views.map(row), COLUMNS);
+      print(program, (await gql(ViewsDocument, {})).views.map(row), COLUMNS);
     });
   view
     .command('add <name> <tsigKeyId>')
@@ -25,8 +39,8 @@ export function registerViewCommands(program: Command): void {
     .option('--notify <server>', 'a secondary of the view to NOTIFY; repeat for more', repeat)
     .option('--precedence <n>', 'lower first (default 0)')
     .action(async (name: string, tsigKeyId: string, options: { network?: string[]; notify?: string[]; precedence?: string }) => {
-      const made = await gql(`mutation($i: ViewInput!) { createView(input: $i) { ${FIELDS} } }`, {
-        i: {
+      const made = await gql(CreateViewDocument, {
+        input: {
           name,
           tsigKeyId,
           networks: options.network ?? [],
@@ -46,9 +60,9 @@ export function registerViewCommands(program: Command): void {
     .option('--precedence <n>')
     .action(
       async (id: string, options: { name?: string; tsigKey?: string; network?: string[]; notify?: string[]; precedence?: string }) => {
-        const updated = await gql(`mutation($id: ID!, $i: ViewUpdateInput!) { updateView(id: $id, input: $i) { ${FIELDS} } }`, {
+        const updated = await gql(UpdateViewDocument, {
           id,
-          i: {
+          input: {
             name: options.name,
             tsigKeyId: options.tsigKey,
             networks: options.network,
@@ -63,7 +77,7 @@ export function registerViewCommands(program: Command): void {
     .command('delete <id>')
     .description('delete a view and its overlays')
     .action(async (id: string) => {
-      await gql(`mutation($id: ID!) { deleteView(id: $id) }`, { id });
+      await gql(DeleteViewDocument, { id });
       print(program, { id, deleted: true });
     });
   view
@@ -71,12 +85,7 @@ export function registerViewCommands(program: Command): void {
     .description("a zone's overlays (--view NAME: one view's)")
     .option('--view <name>')
     .action(async (zone: string, options: { view?: string }) => {
-      const rows = (
-        await gql(`query($z: String!, $v: String) { viewOverlays(zone: $z, view: $v) { view owner type action records { ttl rdata } } }`, {
-          z: zone,
-          v: options.view,
-        })
-      ).viewOverlays as { view: string; owner: string; type: string; action: string; records: { ttl: number; rdata: string }[] }[];
+      const rows = (await gql(ViewOverlaysDocument, { zone, view: options.view })).viewOverlays;
       print(
         program,
         program.opts().json ? rows : rows.map((r) => ({ ...r, records: r.records.map((x) => `${x.ttl} ${x.rdata}`).join(' | ') || '-' })),
@@ -88,49 +97,34 @@ export function registerViewCommands(program: Command): void {
     .description("the view's own records for an owner and type, in place of the base's (--ttl, default 3600)")
     .option('--ttl <seconds>')
     .action(async (zone: string, viewName: string, owner: string, type: string, rdata: string[], options: { ttl?: string }) => {
-      const serial = await gql(
-        `mutation($z: String!, $v: String!, $o: String!, $t: String!, $r: [OverlayRecordInput!]) {
-          setViewOverlay(zone: $z, view: $v, owner: $o, type: $t, action: REPLACE, records: $r) }`,
-        {
-          z: zone,
-          v: viewName,
-          o: owner,
-          t: type,
-          r: rdata.map((d) => ({ rdata: d, ttl: options.ttl ? Number(options.ttl) : undefined })),
-        },
-      );
+      const serial = await gql(ReplaceInViewDocument, {
+        zone,
+        view: viewName,
+        owner,
+        type,
+        records: rdata.map((d) => ({ rdata: d, ttl: options.ttl ? Number(options.ttl) : undefined })),
+      });
       print(program, { zone, view: viewName, owner, type, action: 'replace', serial: serial.setViewOverlay });
     });
   view
     .command('hide <zone> <view> <owner> <type>')
     .description('the owner and type absent in the view')
     .action(async (zone: string, viewName: string, owner: string, type: string) => {
-      const serial = await gql(
-        `mutation($z: String!, $v: String!, $o: String!, $t: String!) { setViewOverlay(zone: $z, view: $v, owner: $o, type: $t, action: HIDE) }`,
-        { z: zone, v: viewName, o: owner, t: type },
-      );
+      const serial = await gql(HideInViewDocument, { zone, view: viewName, owner, type });
       print(program, { zone, view: viewName, owner, type, action: 'hide', serial: serial.setViewOverlay });
     });
   view
     .command('clear <zone> <view> <owner> <type>')
     .description("the view serves the base's records for that owner and type again")
     .action(async (zone: string, viewName: string, owner: string, type: string) => {
-      const serial = await gql(
-        `mutation($z: String!, $v: String!, $o: String!, $t: String!) { clearViewOverlay(zone: $z, view: $v, owner: $o, type: $t) }`,
-        { z: zone, v: viewName, o: owner, t: type },
-      );
+      const serial = await gql(ClearViewOverlayDocument, { zone, view: viewName, owner, type });
       print(program, { zone, view: viewName, owner, type, action: 'cleared', serial: serial.clearViewOverlay });
     });
   view
     .command('records <zone> <view>')
     .description("a zone's records as the view serves them, each marked base, replace or hide")
     .action(async (zone: string, viewName: string) => {
-      const read = (
-        await gql(`query($z: String!, $v: String!) { viewZone(zone: $z, view: $v) { serial records { owner type ttl rdata overlay } } }`, {
-          z: zone,
-          v: viewName,
-        })
-      ).viewZone as { serial: number; records: Record<string, unknown>[] };
+      const read = (await gql(ViewZoneDocument, { zone, view: viewName })).viewZone;
       print(program, program.opts().json ? read : read.records, ['owner', 'type', 'ttl', 'rdata', 'overlay']);
     });
   view
@@ -138,21 +132,7 @@ export function registerViewCommands(program: Command): void {
     .description("the view's overlay changes in a zone, newest first: when, who, the RRset, the action and the view's serial")
     .option('--first <n>', 'how many (1 to 100)', '20')
     .action(async (zone: string, viewName: string, options: { first: string }) => {
-      const rows = (
-        await gql(
-          `query($z: String!, $v: String!, $f: Int) { viewHistory(zone: $z, view: $v, first: $f) {
-            id createdAt owner type action serial records { ttl rdata } author { keyName admin email } } }`,
-          { z: zone, v: viewName, f: Number(options.first) },
-        )
-      ).viewHistory as {
-        createdAt: string;
-        owner: string;
-        type: string;
-        action: string;
-        serial: number;
-        records: { ttl: number; rdata: string }[];
-        author: { keyName: string | null; admin: boolean; email: string | null } | null;
-      }[];
+      const rows = (await gql(ViewHistoryDocument, { zone, view: viewName, first: Number(options.first) })).viewHistory;
       if (program.opts().json) return print(program, rows);
       print(
         program,
@@ -172,8 +152,7 @@ export function registerViewCommands(program: Command): void {
     .command('bind-config <view> <primary>')
     .description('print a BIND `view` block for a secondary of the view: the primary as ADDRESS[:PORT] the secondary reaches')
     .action(async (viewName: string, primary: string) => {
-      const text = (await gql(`query($v: String!, $p: String!) { viewBindConfig(view: $v, primary: $p) }`, { v: viewName, p: primary }))
-        .viewBindConfig as string;
+      const text = (await gql(ViewBindConfigDocument, { view: viewName, primary })).viewBindConfig;
       process.stdout.write(text);
     });
   view
@@ -183,13 +162,8 @@ export function registerViewCommands(program: Command): void {
     )
     .addOption(new Option('--software <name>', 'the secondary').choices(['bind', 'knot', 'nsd', 'powerdns']).default('bind'))
     .action(async (viewName: string, primary: string, options: { software: string }) => {
-      const text = (
-        await gql(`query($v: String!, $p: String!, $s: SecondarySoftware!) { viewSecondaryConfig(view: $v, primary: $p, software: $s) }`, {
-          v: viewName,
-          p: primary,
-          s: options.software.toUpperCase(),
-        })
-      ).viewSecondaryConfig as string;
+      const text = (await gql(ViewSecondaryConfigDocument, { view: viewName, primary, software: options.software.toUpperCase() }))
+        .viewSecondaryConfig;
       process.stdout.write(text);
     });
 }

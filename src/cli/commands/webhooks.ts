@@ -1,7 +1,6 @@
 import { Command } from 'commander';
+import { CreateWebhookDocument, DeleteWebhookDocument, WebhooksDocument } from '../generated/webhooks';
 import { gql, print, confirm } from '../shared';
-
-const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason createdAt';
 
 /** `zonekeeper webhook`: webhook subscriptions (docs/events.md) */
 export function registerWebhookCommands(program: Command): void {
@@ -18,11 +17,11 @@ export function registerWebhookCommands(program: Command): void {
           .map((item) => item.trim())
           .filter(Boolean);
       const created = (
-        await gql(
-          `mutation($url: String!, $events: [String!], $zones: [String!]) {
-            createWebhook(url: $url, events: $events, zones: $zones) { webhook { ${WEBHOOK} } secret } }`,
-          { url, events: split(options.events), zones: options.zones === undefined ? null : split(options.zones) },
-        )
+        await gql(CreateWebhookDocument, {
+          url,
+          events: split(options.events),
+          zones: options.zones === undefined ? null : split(options.zones),
+        })
       ).createWebhook;
       print(program, { ...created.webhook, secret: created.secret });
     });
@@ -30,7 +29,7 @@ export function registerWebhookCommands(program: Command): void {
     .command('list')
     .description('list webhook subscriptions')
     .action(async () => {
-      print(program, (await gql(`{ webhooks { ${WEBHOOK} } }`)).webhooks, ['id', 'url', 'eventTypes', 'zones', 'enabled']);
+      print(program, (await gql(WebhooksDocument, {})).webhooks, ['id', 'url', 'eventTypes', 'zones', 'enabled']);
     });
   webhook
     .command('delete <id>')
@@ -38,7 +37,7 @@ export function registerWebhookCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (id: string, options: { yes?: boolean }) => {
       await confirm(options, `delete webhook ${id}`, id);
-      await gql(`mutation($id: ID!) { deleteWebhook(id: $id) }`, { id });
+      await gql(DeleteWebhookDocument, { id });
       print(program, { id, deleted: true });
     });
 }

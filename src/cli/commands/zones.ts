@@ -2,6 +2,25 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { dryRunChanges } from './change-plan';
 import {
+  ApplyZoneChangesDocument,
+  CheckZoneDocument,
+  CreateZoneDocument,
+  CreateZoneForImportDocument,
+  CreateZonesDocument,
+  DeleteZoneDocument,
+  ExportZoneDocument,
+  ImportZoneByTransferDocument,
+  ImportZoneDocument,
+  NewZoneAccountDocument,
+  PromoteZoneDocument,
+  ProposeScheduledZoneChangeDocument,
+  RevertZoneDocument,
+  ZoneChangesDocument,
+  ZoneDiffDocument,
+  ZonesDocument,
+  ZoneTransfersDocument,
+} from '../generated/zones';
+import {
   ApiError,
   UsageError,
   serverSpec,
@@ -40,18 +59,14 @@ export function registerZoneCommands(program: Command): void {
       print(
         program,
         (
-          await gql(
-            `mutation($u: ID!, $z: String!, $k: ZoneKind, $p: [ServerInput!], $t: String, $s: String) {
-              createDomain(input: {userId: $u, zone: $z, kind: $k, primaries: $p, template: $t, nameserverSet: $s}) { id name serial kind } }`,
-            {
-              u: userId,
-              z: name,
-              k: primaries ? 'SECONDARY' : 'PRIMARY',
-              p: primaries ?? null,
-              t: options.template ?? null,
-              s: options.nameserverSet ?? null,
-            },
-          )
+          await gql(CreateZoneDocument, {
+            user: userId,
+            zone: name,
+            kind: primaries ? 'SECONDARY' : 'PRIMARY',
+            primaries: primaries ?? null,
+            template: options.template ?? null,
+            nameserverSet: options.nameserverSet ?? null,
+          })
         ).createDomain,
       );
     });
@@ -70,22 +85,16 @@ export function registerZoneCommands(program: Command): void {
       const names = zoneNamesIn(readFileSync(options.fromFile === '-' ? 0 : options.fromFile, 'utf8'));
       if (!names.length) throw new UsageError(`${options.fromFile} names no zone`);
       const userId = await userIdOf(user);
-      const { createDomains } = await gql<{ createDomains: { id: string; name: string; serial: number }[] }>(
-        `mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id name serial } }`,
-        {
-          input: names.map((zone) => ({ userId, zone, template: options.template ?? null, nameserverSet: options.nameserverSet ?? null })),
-        },
-      );
+      const { createDomains } = await gql(CreateZonesDocument, {
+        input: names.map((zone) => ({ userId, zone, template: options.template ?? null, nameserverSet: options.nameserverSet ?? null })),
+      });
       print(program, createDomains);
     });
   zone
     .command('transfers <zone>')
     .description("a SECONDARY zone's transfers from its primaries: state, last error, timers, warnings (docs/transfers.md)")
     .action(async (name: string) => {
-      const found = await gql(
-        `query($z: String) { domain(name: $z) { name kind serial secondary { state lastError lastSuccessAt expiresAt nextRefreshAt transfers primarySerial warnings } } }`,
-        { z: name },
-      );
+      const found = await gql(ZoneTransfersDocument, { zone: name });
       const { secondary, ...domain } = found.domain;
       print(program, { ...domain, ...(secondary ?? {}) });
     });
@@ -93,16 +102,13 @@ export function registerZoneCommands(program: Command): void {
     .command('promote <zone>')
     .description('turn a SECONDARY zone into a PRIMARY zone written here (the way off another provider)')
     .action(async (name: string) => {
-      print(program, (await gql(`mutation($z: String!) { promoteZone(zone: $z) { id name serial kind } }`, { z: name })).promoteZone);
+      print(program, (await gql(PromoteZoneDocument, { zone: name })).promoteZone);
     });
   zone
     .command('import-axfr <zone> <server>')
     .description("replace a zone's records (the SOA aside) with one AXFR from ADDRESS[#PORT][=TSIG_KEY_NAME]")
     .action(async (name: string, server: string) => {
-      const imported = await gql(
-        `mutation($z: String!, $f: ServerInput!) { importZoneByTransfer(zone: $z, from: $f) { records zone { name serial } } }`,
-        { z: name, f: serverSpec(server, false) },
-      );
+      const imported = await gql(ImportZoneByTransferDocument, { zone: name, from: serverSpec(server, false) });
       print(program, { ...imported.importZoneByTransfer.zone, records: imported.importZoneByTransfer.records });
     });
   zone
@@ -110,13 +116,7 @@ export function registerZoneCommands(program: Command): void {
     .description('list zones')
     .option('--limit <n>', 'at most this many', '1000')
     .action(async (options: { limit: string }) => {
-      const zones = await listUpTo(
-        `query($first: Int!, $after: String) { domains(first: $first, after: $after) { nodes { id name serial } pageInfo { hasNextPage endCursor } } }`,
-        (d) => d.domains,
-        {},
-        limitOf(options.limit),
-        'zones',
-      );
+      const zones = await listUpTo(ZonesDocument, (d) => d.domains, {}, limitOf(options.limit), 'zones');
       print(program, zones, ['id', 'name', 'serial']);
     });
   zone
@@ -125,14 +125,14 @@ export function registerZoneCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (name: string, options: { yes?: boolean }) => {
       await confirm(options, `delete zone ${name} and all its records`, name);
-      await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+      await gql(DeleteZoneDocument, { zone: name });
       print(program, { zone: name, deleted: true });
     });
   zone
     .command('export <zone>')
     .description('print the zone as an RFC 1035 master file')
     .action(async (name: string) => {
-      const text = (await gql(`query($z: String!) { exportZone(zone: $z) }`, { z: name })).exportZone as string;
+      const text = (await gql(ExportZoneDocument, { zone: name })).exportZone;
       if (program.opts().json) print(program, { zone: name, text });
       else process.stdout.write(text);
     });
@@ -155,18 +155,13 @@ export function registerZoneCommands(program: Command): void {
       ) => {
         const text = readFileSync(file, 'utf8');
         const created = !(await zoneExists(name)) && (await createForImport(name, file, options));
-        const importing = gql(
-          `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
-        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun commentsKept addedRecords removedRecords
-          warnings { line code message } changeRequest { id status requiredApprovals } } }`,
-          {
-            z: name,
-            t: text,
-            m: options.merge ? 'MERGE' : 'REPLACE',
-            d: options.dryRun ?? false,
-            p: options.clampTtls ? 'CLAMP' : 'REFUSE',
-          },
-        );
+        const importing = gql(ImportZoneDocument, {
+          zone: name,
+          text,
+          mode: options.merge ? 'MERGE' : 'REPLACE',
+          dryRun: options.dryRun ?? false,
+          ttlPolicy: options.clampTtls ? 'CLAMP' : 'REFUSE',
+        });
         const result = (created ? await leavingNothingIfRefused(name, importing) : await importing).importZone;
         if (program.opts().json) return print(program, result);
         for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
@@ -209,24 +204,13 @@ export function registerZoneCommands(program: Command): void {
       if (options.at !== undefined) {
         const at = new Date(options.at);
         if (Number.isNaN(at.getTime())) throw new UsageError(`--at ${options.at} is not a time (ISO 8601: 2026-12-01T02:00:00Z)`);
-        const request = (
-          await gql(
-            `mutation($z: String!, $c: [ZoneChangeInput!]!, $at: DateTimeISO) { proposeZoneChange(zone: $z, changes: $c, at: $at) {
-          id status requiredApprovals scheduledAt } }`,
-            { z: name, c: changes, at: at.toISOString() },
-          )
-        ).proposeZoneChange;
+        const request = (await gql(ProposeScheduledZoneChangeDocument, { zone: name, changes, at: at.toISOString() })).proposeZoneChange;
         if (program.opts().json) return print(program, request);
         process.stdout.write(`zone ${name}: change request ${request.id} (${request.status.toLowerCase()}), at ${request.scheduledAt}\n`);
         return;
       }
-      const result = (
-        await gql(
-          `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, force: $f) {
-        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } changeRequest { id status requiredApprovals } } }`,
-          { z: name, c: changes, e: expect, f: options.force ?? false },
-        )
-      ).applyZoneChanges;
+      const result = (await gql(ApplyZoneChangesDocument, { zone: name, changes, expectSerial: expect, force: options.force ?? false }))
+        .applyZoneChanges;
       if (program.opts().json) return print(program, result);
       // a zone that requires approvals: nothing written; the set waits as a change request (docs/changes.md)
       if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
@@ -239,10 +223,7 @@ export function registerZoneCommands(program: Command): void {
     .description('the records removed and added between two serials (default: to the current one)')
     .action(async (name: string, from: string, to: string | undefined) => {
       const diff = (
-        await gql(
-          `query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { fromSerial toSerial added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
-          { z: name, f: Number(from), t: to === undefined ? undefined : Number(to) },
-        )
+        await gql(ZoneDiffDocument, { zone: name, fromSerial: Number(from), toSerial: to === undefined ? undefined : Number(to) })
       ).domain.diff;
       if (program.opts().json) return print(program, diff);
       process.stdout.write(`zone ${name}: ${diff.fromSerial} → ${diff.toSerial}\n`);
@@ -255,13 +236,7 @@ export function registerZoneCommands(program: Command): void {
     .option('--yes', 'do not ask')
     .action(async (name: string, toSerial: string, options: { yes?: boolean }) => {
       await confirm(options, `revert zone ${name} to the records of serial ${toSerial}`, name);
-      const result = (
-        await gql(
-          `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl }
-            changeRequest { id status requiredApprovals } } }`,
-          { z: name, t: Number(toSerial) },
-        )
-      ).revertZone;
+      const result = (await gql(RevertZoneDocument, { zone: name, toSerial: Number(toSerial) })).revertZone;
       if (program.opts().json) return print(program, result);
       // a zone that requires approvals: the revert waits as a change request
       if (result.changeRequest) return printProposed(program, result.zone, result.changeRequest);
@@ -273,9 +248,7 @@ export function registerZoneCommands(program: Command): void {
     .command('check <zone>')
     .description("the zone checks (as named-checkzone's): warnings about the whole zone; exit 0 either way")
     .action(async (name: string) => {
-      const result = (
-        await gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code message } } }`, { z: name })
-      ).checkZone;
+      const result = (await gql(CheckZoneDocument, { zone: name })).checkZone;
       if (program.opts().json) return print(program, result);
       process.stdout.write(
         `zone ${result.zone} serial ${result.serial}: ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`,
@@ -287,12 +260,8 @@ export function registerZoneCommands(program: Command): void {
     .description("the zone's committed changes, newest first")
     .option('--first <n>', 'how many', '20')
     .action(async (name: string, options: { first: string }) => {
-      const data = await gql(
-        `query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata }
-          comments { owner type before after } } } } }`,
-        { z: name, f: Number(options.first) },
-      );
-      const nodes = data.domain.changes.nodes as any[];
+      const data = await gql(ZoneChangesDocument, { zone: name, first: Number(options.first) });
+      const nodes = data.domain.changes.nodes;
       if (program.opts().json) return print(program, nodes);
       // the RRsets whose comment a change changed (a change of comments alone steps no serial): a column where one did
       const commented = nodes.some((n) => n.comments.length);
@@ -302,11 +271,9 @@ export function registerZoneCommands(program: Command): void {
           serial: n.serialAfter,
           at: n.createdAt,
           by: authorLabel(n.author, 'service'),
-          added: n.added.filter((r: any) => r.type !== 'SOA').length,
-          removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
-          ...(commented
-            ? { comments: (n.comments as { owner: string; type: string }[]).map((c) => `${c.owner} ${c.type}`).join(', ') }
-            : {}),
+          added: n.added.filter((r) => r.type !== 'SOA').length,
+          removed: n.removed.filter((r) => r.type !== 'SOA').length,
+          ...(commented ? { comments: n.comments.map((c) => `${c.owner} ${c.type}`).join(', ') } : {}),
         })),
       );
     });
@@ -337,10 +304,7 @@ async function createForImport(
     if (!(await askYesNo(`There is no zone ${name}. Create it (account ${userId.label}) and import ${file} into it?`)))
       throw new UsageError(`no zone ${name}; nothing was done (zonekeeper zone import ${name} ${file} --create creates it)`);
   }
-  const { createDomain } = await gql<{ createDomain: { name: string; serial: number } }>(
-    `mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { name serial } }`,
-    { u: userId.id, z: name },
-  );
+  const { createDomain } = await gql(CreateZoneForImportDocument, { user: userId.id, zone: name });
   process.stderr.write(`created zone ${createDomain.name} (account ${userId.label}); importing ${file}\n`);
   return true;
 }
@@ -355,7 +319,7 @@ async function leavingNothingIfRefused<T>(name: string, importing: Promise<T>): 
     return await importing;
   } catch (refused) {
     try {
-      await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+      await gql(DeleteZoneDocument, { zone: name });
       process.stderr.write(`the file was refused: zone ${name}, created for it, is deleted again\n`);
     } catch (error) {
       process.stderr.write(`the file was refused, and zone ${name}, created for it, is still there: ${(error as Error).message}\n`);
@@ -367,10 +331,7 @@ async function leavingNothingIfRefused<T>(name: string, importing: Promise<T>): 
 /** the account a zone created for an import is for: --user, or the only account the key sees (the admin key sees all: it names one) */
 async function newZoneAccount(user: string | undefined): Promise<{ id: string; label: string }> {
   if (user) return { id: await userIdOf(user), label: user };
-  const { viewer, users } = await gql<{
-    viewer: { can: { administer: boolean } };
-    users: { totalCount: number; nodes: { id: string; email: string }[] };
-  }>(`{ viewer { can { administer } } users(first: 2) { totalCount nodes { id email } } }`);
+  const { viewer, users } = await gql(NewZoneAccountDocument, {});
   if (viewer.can.administer || users.totalCount !== 1)
     throw new UsageError("the zone does not exist and this key acts for no single account: name the new zone's account with --user USER");
   return { id: users.nodes[0].id, label: users.nodes[0].email };

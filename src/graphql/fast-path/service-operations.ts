@@ -19,7 +19,7 @@ export type ServiceOperationRunner = <T>(
 ) => Promise<ServiceOperationResult<T>>;
 
 /**
- * Runs the service's own fixed documents (the REST layer's, `src/rest/operations.graphql`) on the schema: each is
+ * Runs the service's own fixed documents (the REST layer's, `src/rest/operations/`) on the schema: each is
  * parsed, validated and compiled by graphql-jit once, at its first run, and from then on a call is the compiled
  * operation on the same resolvers, with the text check every operation gets (`text-input.ts`) and errors
  * formatted by the same `formatError` as /graphql's. It is what Apollo's `executeOperation` did for these
