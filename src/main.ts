@@ -14,6 +14,7 @@ import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
 import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
+import { hearSecondaryRequests, relaySecondaryRequests } from './services/transfers/secondary-requests-relay';
 import { startProber, startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';
 import { startCollector, type QueryCollector } from './analytics/collector';
@@ -158,6 +159,9 @@ export async function startService(settings: Settings): Promise<RunningService> 
       );
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
+      // what the secondaries ask it, for the NOTIFY paces of the workers of other processes
+      const stopRelay = relaySecondaryRequests(database.db, services.secondaryRequests);
+      stops.push({ name: "relay of the secondaries' requests", stop: stopRelay });
     }
     if (settings.roles.includes('collector')) {
       const started = await startCollector(settings, database.db, logger);
@@ -165,8 +169,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
       stops.push({ name: 'dnstap collector (its counts are stored)', stop: () => started.stop() });
     }
     if (settings.roles.includes('worker')) {
+      // the NOTIFY paces follow what the secondaries ask the primaries of other processes too
+      const stopHearing = await hearSecondaryRequests(database.db, services.secondaryRequests);
       const worker = await startWorker(settings, database.db, logger, services);
-      stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
+      stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop().finally(stopHearing) });
     } else if (settings.roles.includes('prober')) {
       // the worker runs the prober among its duties; a process without it may run the prober alone
       const prober = await startProber(settings, database.db, logger, services);

@@ -25,8 +25,8 @@ export class PowerDnsError extends Error {
 export type PowerDnsResult =
   | { status: number; body: unknown }
   | { status: number; text: string; contentType: string }
-  /** a JSON array written as its pages come (every zone: external-dns and octoDNS read the list whole) */
-  | { status: number; itemPages: AsyncIterable<readonly unknown[]> }
+  /** an answer written as its chunks of text come (every zone's JSON: external-dns and octoDNS read the list whole) */
+  | { status: number; chunks: AsyncIterable<string | Uint8Array>; contentType: string }
   | { status: number };
 
 export interface PowerDnsInputs {

@@ -2,10 +2,11 @@ import express, { Request, RequestHandler, Response, Router } from 'express';
 import type { Database } from '../db/pool';
 import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
 import { failureOf, startFailureAnswer } from '../request-failure';
+import { logger } from '../logger';
 import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { sendJson } from '../http/send-json';
-import { sendItems } from '../http/send-stream';
+import { sendChunks } from '../http/send-stream';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { databaseOf } from '../http/read-routing';
 import type { Services } from '../services';
@@ -75,13 +76,14 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
   const send = async (res: Response, result: PowerDnsResult) => {
     if ('text' in result) res.status(result.status).type(result.contentType).send(result.text);
     else if ('body' in result) sendJson(res, result.status, result.body);
-    else if ('itemPages' in result) await sendItems(res, result.status, result.itemPages);
+    else if ('chunks' in result) await sendChunks(res, result.status, result.contentType, result.chunks);
     else res.status(result.status).end();
   };
   const fail = (res: Response, error: unknown, rrsetLabels: RrsetLabels = { changes: [], comments: [] }) => {
     // a streamed answer that failed after its first page: its status is sent, so the connection is cut short
     // (the client sees an incomplete body, never a list that looks whole)
     if (res.headersSent) {
+      logger.error({ err: error }, 'PowerDNS API answer failed while streaming');
       res.destroy();
       return;
     }

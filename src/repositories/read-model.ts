@@ -22,6 +22,8 @@ export {
   listDomains,
   listDomainsWithOwnersAndFacts,
   type ListedZone,
+  listDomainsWithApiFacts,
+  type ApiListedZone,
   domainExists,
   countDomains,
   nestedListBounds,

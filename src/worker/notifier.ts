@@ -109,7 +109,7 @@ export class Notifier {
     private readonly settings: Settings,
     private readonly repository: PropagationRepository,
     private readonly log: Logger,
-    /** what the secondaries ask this process's primary for: the paces follow it (none: the configured pace) */
+    /** what the secondaries ask the primaries for (this process's, the others' heard): the paces follow it (none: the start pace) */
     private readonly requests?: SecondaryRequests,
   ) {
     this.unlisten = requests?.listen((address, zone, keyName) => this.asked(address, zone, keyName)) ?? (() => undefined);

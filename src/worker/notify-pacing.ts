@@ -3,9 +3,10 @@
  * been seen to take, so that a change to 100,000 zones does not send it 100,000 NOTIFYs at once.
  *
  * A secondary takes a NOTIFY by asking for the zone (RFC 1996 §3.11, §4.7: an SOA query, then a transfer). What it
- * asks of this process's primary is heard (services/transfers/secondary-requests.ts): a zone NOTIFYed and then asked
- * for is a zone taken. BIND passes every refresh through one limiter (`serial-query-rate`, 20 a second by default),
- * so it takes 20 a second however many it is sent; Knot takes them as fast as its background workers go.
+ * asks of a primary is heard (services/transfers/secondary-requests.ts: this process's primary directly, the other
+ * processes' through PostgreSQL, secondary-requests-relay.ts): a zone NOTIFYed and then asked for is a zone taken.
+ * BIND passes every refresh through one limiter (`serial-query-rate`, 20 a second by default), so it takes 20 a
+ * second however many it is sent; Knot takes them as fast as its background workers go.
  *
  * Once a second (`adapt`), from the zones newly NOTIFYed and the zones taken (both smoothed over a few seconds; a
  * zone NOTIFYed again before it was asked for counts once, so that re-NOTIFYs of a zone a secondary has queued do
@@ -13,9 +14,10 @@
  * BACKLOG_SECONDS of the pace waits to be asked for, it is behind, and the pace becomes what it took (a fifth more,
  * to find out when it takes more); when it took nine tenths of the pace or more while NOTIFYs queue here, the pace
  * rises by half (the last second's take, not the smoothed one: a pace just raised is taken at once by a secondary that
- * keeps up). So the pace never rises far above what the secondary was seen to take. It starts at NOTIFY_RATE_PER_SECONDARY, and stays there
- * while nothing it asks is seen (no primary in this process, or the secondary asks from another address than the
- * one it is NOTIFYed at). A paced NOTIFY is queued, never dropped (notifier.ts).
+ * keeps up). So the pace never rises far above what the secondary was seen to take. It starts at
+ * NOTIFY_RATE_PER_SECONDARY, and stays there while nothing it asks is seen (no primary heard: none in this process
+ * and the relay's LISTEN connection away; or the secondary asks from another address than the one it is NOTIFYed
+ * at). A paced NOTIFY is queued, never dropped (notifier.ts).
  */
 
 /** when more NOTIFYs than this many seconds of the pace wait to be asked for, the secondary is behind */

@@ -173,7 +173,7 @@ export class SecondaryZonesService {
   ) {}
 
   /** the primaries (address, port, key name, in order) of the secondary zones among `zones`, one statement for them all */
-  primariesOf(ctx: RequestContext, zones: readonly DomainRow[]): Promise<Map<number, PrimaryAddress[]>> {
+  primariesOf(ctx: RequestContext, zones: readonly Pick<DomainRow, 'id' | 'kind'>[]): Promise<Map<number, PrimaryAddress[]>> {
     return primaryAddressesOf(
       ctx.db,
       zones.filter((zone) => zone.kind === 'secondary').map((zone) => zone.id),

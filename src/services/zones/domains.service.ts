@@ -31,6 +31,8 @@ import {
   domainExists,
   listDomains,
   listDomainsWithOwnersAndFacts,
+  listDomainsWithApiFacts,
+  type ApiListedZone,
   type ListedZone,
   nestedListBounds,
   PageRequest,
@@ -152,6 +154,14 @@ export class DomainsService {
     also: { propagation?: boolean } = {},
   ): Promise<ListedZone[]> {
     return this.pageOfZones(ctx, page, order, () => listDomainsWithOwnersAndFacts(ctx.db, this.scoped(ctx, filter), page, order, also));
+  }
+
+  /**
+   * a page of the zones the caller may see in id order, each with what the PowerDNS API shows of it (the account
+   * it was told, else the owner's e-mail; the kind it was told; signed or not): the PowerDNS API's list of every zone
+   */
+  listWithApiFacts(ctx: RequestContext, page: PageRequest): Promise<ApiListedZone[]> {
+    return listDomainsWithApiFacts(ctx.db, this.scoped(ctx, {}), page);
   }
 
   /** a page of zones `read` reads; a page after a deleted zone's cursor in an order by a fact is CURSOR_GONE */
