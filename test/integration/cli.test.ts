@@ -25,6 +25,9 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli(app.baseUrl, args, env);
+// each test runs the CLI as a person does, a process a command (some thirty in the longest), each starting node:
+// on a loaded host that is a second or more a command, so a test has two minutes, not jest's one
+jest.setTimeout(120_000);
 
 test('users, keys, zones and records: tables for people, JSON for scripts', async () => {
   const user = await cli(['--json', 'user', 'add', 'cli@example.org']);
