@@ -135,18 +135,24 @@ function apexOf(zone: string, text: string): { dnskey: number[]; soaSigs: number
  * primary served for less than one look of the watch (a look is seconds on a loaded machine) is there too.
  */
 async function servedSince(zone: string, from: { text: string; serial: number }): Promise<Watched['serials']> {
-  const ixfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    zone,
-    `IXFR=${from.serial}`,
-    '+tcp',
-    '+nocomments',
-    '+nostats',
-  ]);
+  const ixfr = await dig(
+    [
+      '-y',
+      `hmac-sha256:${KEY_NAME}:${SECRET}`,
+      '@127.0.0.1',
+      '-p',
+      String(dnsPort),
+      zone,
+      `IXFR=${from.serial}`,
+      '+tcp',
+      // a signed zone's steps, read while the lanes beside keep the cores busy: dig's 2 s is too short for the
+      // transfer's first message there (the later +time is the one dig keeps)
+      '+time=10',
+      '+nocomments',
+      '+nostats',
+    ],
+    30_000,
+  );
   const rrs = ixfr.lines.map((line) => line.split(/\s+/)).filter((f) => f[3] !== 'TSIG');
   const isSoa = (i: number) => rrs[i]?.[3] === 'SOA';
   // the zone's RRs but its SOA, as dig writes them (an AXFR and an IXFR write an RR alike)
