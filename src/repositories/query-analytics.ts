@@ -167,7 +167,8 @@ export async function rollUp(sql: Sql, from: Resolution, to: Resolution): Promis
 
 /**
  * Deletes each resolution's buckets past its retention, never a finer bucket not yet rolled up (the coarser
- * resolution's mark, less its lateness), and the secondaries silent for longer than the days are kept.
+ * resolution's mark, less its lateness), the secondaries silent for longer than the days are kept, and the RRsets'
+ * last queries as old.
  */
 export async function pruneAnalytics(sql: Sql, keep: Record<Resolution, number>): Promise<number> {
   let pruned = 0;
@@ -185,6 +186,10 @@ export async function pruneAnalytics(sql: Sql, keep: Record<Resolution, number>)
       ]);
   }
   await sql.affected(`delete from "query_secondaries" where "last_seen" < now() - make_interval(secs => $1::bigint)`, [keep[86400]]);
+  // an RRset's last query goes with the days' counts: `lastQueried` reads null once no count of it is kept, and the
+  // table holds the RRsets asked for within the retention, not every name ever asked (a random-subdomain flood's
+  // owners among them). A scan a prune, not an index the collector's every upsert would keep up.
+  pruned += await sql.affected(`delete from "query_last_seen" where "at" < now() - make_interval(secs => $1::bigint)`, [keep[86400]]);
   return pruned;
 }
 

@@ -54,3 +54,16 @@ it('rolls minutes into hours and days, prunes the minutes rolled, and reads the 
   expect(minutes.map((row) => Number(row.count))).toEqual([11]);
   expect(await total()).toBe(23);
 });
+
+it('prunes an RRset’s last query with the days kept: older, it reads as never queried', async () => {
+  const db = app.service.database.db;
+  await db.affected(
+    `insert into "query_last_seen" ("zone_id", "owner", "type", "at")
+     values ($1, 'old', 'A', now() - interval '401 days'), ($1, 'www', 'A', now() - interval '399 days')`,
+    [zoneId],
+  );
+  const pruned = await inTransaction(db, (sql) => pruneAnalytics(sql, { 60: 3600, 3600: 35 * 86400, 86400: 400 * 86400 }));
+  expect(pruned).toBe(1);
+  const kept = await db.rows<{ owner: string }>(`select "owner" from "query_last_seen" where "zone_id" = $1 order by "owner"`, [zoneId]);
+  expect(kept.map((row) => row.owner)).toEqual(['www']);
+});
