@@ -30,7 +30,8 @@ function RequestCard({
 }: {
   request: ChangeRequestFieldsFragment;
   canReview: boolean;
-  onReviewed: (note: string) => void;
+  /** `ended`: the request is over (applied, refused or rejected), not to be listed again */
+  onReviewed: (note: string, ended: boolean) => void;
 }) {
   const [comment, setComment] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -58,6 +59,7 @@ function RequestCard({
           : status === 'REJECTED'
             ? `Rejected change request ${request.id}.`
             : `Approved change request ${request.id}: ${after!.approvals} of ${after!.requiredApprovals} approvals.`,
+      status === 'APPLIED' || status === 'REFUSED' || status === 'REJECTED',
     );
   };
   const titleId = `request-${request.id}-title`;
@@ -148,11 +150,14 @@ export function ReviewQueue({
 }) {
   const [result, refetch] = useQuery({ query: ZoneChangeRequestsDocument, variables: { zone }, requestPolicy: 'cache-and-network' });
   const [note, setNote] = useState<string | null>(null);
+  // the requests this page saw reviewed to their end: an answer to a read sent before the review (a live change's
+  // refetch still on its way, which a refetch after the review is folded into) must not list them again
+  const [ended, setEnded] = useState<ReadonlySet<string>>(new Set());
   // a change of the zone (ours, or one seen live: an approval elsewhere applies a request) asks again
   useEffect(() => {
     if (generation > 0) refetch({ requestPolicy: 'network-only' });
   }, [generation, refetch]);
-  const requests = result.data?.changeRequests;
+  const requests = result.data?.changeRequests.filter((request) => !ended.has(request.id));
   return (
     <section aria-labelledby="review-title">
       <h2 id="review-title">Review</h2>
@@ -179,8 +184,9 @@ export function ReviewQueue({
               key={request.id}
               request={request}
               canReview={canReview}
-              onReviewed={(text) => {
+              onReviewed={(text, over) => {
                 setNote(text);
+                if (over) setEnded((before) => new Set([...before, request.id]));
                 refetch({ requestPolicy: 'network-only' });
                 onChanged();
               }}
