@@ -6,6 +6,14 @@
  */
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A poll's interval grows with the wait, to a tenth of the time waited so far, up to this: a check is a GraphQL
+ * request or a dig process, and a wait of seconds on a loaded host polled every 50 ms was hundreds of them, CPU
+ * taken from what the test waits for. What is seen within a second is seen as soon as before; what takes 10 s is
+ * seen within a tenth more.
+ */
+const LONGEST_INTERVAL_MS = 500;
+
 /** polls until `check` returns a value that is not undefined, or fails with the last error after the deadline */
 export async function waitFor<T>(
   what: string,
@@ -13,7 +21,8 @@ export async function waitFor<T>(
   timeoutMs = 20_000,
   intervalMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
@@ -26,7 +35,7 @@ export async function waitFor<T>(
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
       );
-    await sleep(intervalMs);
+    await sleep(Math.max(intervalMs, Math.min(LONGEST_INTERVAL_MS, (Date.now() - started) / 10)));
   }
 }
 
