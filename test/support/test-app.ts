@@ -33,7 +33,8 @@ export async function startTestApp(env: Record<string, string> | ((databaseUrl: 
     HOST: '127.0.0.1',
     DNS_LISTEN: '',
     ROLES: 'api',
-    LOG_LEVEL: 'silent',
+    // silent, unless TEST_LOG_LEVEL asks for the service's log (a failure's diagnosis)
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // no health checks against the real root servers from a test (test/integration/health-hierarchy.test.ts
     // sets its own hierarchy)
     HEALTH_CHECK_INTERVAL: '0',
