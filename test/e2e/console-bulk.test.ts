@@ -292,7 +292,8 @@ test('a change set previewed: a refused change named, then each RRset before and
 /** waits for `locator`; if it does not come within 10 s, fails with what the page's main part showed (`what`) */
 async function shown(locator: Locator, what: string): Promise<void> {
   try {
-    await locator.waitFor({ timeout: 10_000 });
+    // Playwright's own 30 s: a tab that reads the zone again takes seconds on a CI host running three lanes
+    await locator.waitFor({ timeout: 30_000 });
   } catch (error) {
     const text = await page
       .locator('main')

@@ -252,8 +252,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** queries sent before waiting for the collector to count them: under the senders' dnstap queues (512 messages) */
-const CHUNK = 500;
+/**
+ * queries sent before waiting for the collector to count them: well under the senders' dnstap queues (512
+ * messages). NSD's answers go to its dnstap process over a socket that a loaded host's scheduler lets fill: a
+ * burst of 500 lost 23 to 72 frames there, silently; 200 leave it room.
+ */
+const CHUNK = 200;
 
 test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly, per owner, type, RCODE and secondary`, async () => {
   // the readiness probes above were answered and counted too: the mix is measured from what is counted now
