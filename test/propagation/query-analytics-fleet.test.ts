@@ -4,7 +4,8 @@
  * (ROLES=collector) on a unix socket. A known mix of queries is sent to each over pipelined TCP (each query
  * answered once: test/support/dns-load.ts); the counts read back through GraphQL equal the answers each server
  * gave exactly, per (owner, type, RCODE) and secondary, BIND's own dnstap drop counter (its statistics channel)
- * standing at 0. Then the collector is stopped for 30 s while BIND is queried: the minutes of that span read as a
+ * standing at 0; NSD's, which loses frames on a loaded host and counts none of them, never more than it answered.
+ * Then the collector is stopped for 30 s while BIND is queried: the minutes of that span read as a
  * gap (coverage under 1, BIND missing; a minute nobody covered has no total), never as zero.
  */
 import { randomBytes } from 'node:crypto';
@@ -91,13 +92,35 @@ async function counted(): Promise<Map<string, Map<string, number>>> {
   return bySecondary;
 }
 
-/** waits until each secondary's count reached what it answered (less `dropped`, BIND's own drops) */
+/**
+ * The secondaries whose dnstap loses frames with nothing to tell it: NSD's server processes hand their messages to
+ * its dnstap process over a socket, and one that finds it full (that process starved of CPU on a loaded host) drops
+ * the message; NSD counts none of them (BIND counts its drops, `bindDnstapDropped`). Their counts are held to never
+ * more than was answered, and to at most LOSSY_SHARE lost.
+ */
+const LOSSY = new Set(['nsd-a']);
+const LOSSY_SHARE = 0.05;
+
+/**
+ * waits until each secondary's count reached what it answered (less `dropped`, BIND's own drops), and a lossy
+ * one's stood still for a second (two flushes and more: what it lost is not coming)
+ */
 async function countedUpTo(sent: Map<string, Map<string, number>>, dropped = 0): Promise<Map<string, Map<string, number>>> {
+  const stillSince = new Map<string, { count: number; at: number }>();
   return waitFor(
     'every answer counted',
     async () => {
       const now = await counted();
-      return [...sent].every(([secondary, answers]) => sum(now.get(secondary)) >= sum(answers) - dropped) ? now : undefined;
+      return [...sent].every(([secondary, answers]) => {
+        const count = sum(now.get(secondary));
+        if (count >= sum(answers) - dropped) return true;
+        if (!LOSSY.has(secondary)) return false;
+        const still = stillSince.get(secondary);
+        if (still?.count !== count) stillSince.set(secondary, { count, at: Date.now() });
+        return still?.count === count && Date.now() - still.at >= 1_000;
+      })
+        ? now
+        : undefined;
     },
     60_000,
     50,
@@ -259,7 +282,7 @@ afterAll(async () => {
  */
 const CHUNK = 200;
 
-test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly, per owner, type, RCODE and secondary`, async () => {
+test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly (NSD: never more, its silent drops at most 5 %), per owner, type, RCODE and secondary`, async () => {
   // the readiness probes above were answered and counted too: the mix is measured from what is counted now
   const sent = await waitFor(
     'the probes counted',
@@ -288,7 +311,17 @@ test(`${PER_SECONDARY} queries to each of BIND, Knot and NSD are counted exactly
   const final = await counted();
   for (const [secondary, answers] of sent) {
     expect(sum(answers)).toBeGreaterThan(PER_SECONDARY);
-    expect({ secondary, counts: sorted(final.get(secondary)) }).toEqual({ secondary, counts: sorted(answers) });
+    if (!LOSSY.has(secondary)) {
+      expect({ secondary, counts: sorted(final.get(secondary)) }).toEqual({ secondary, counts: sorted(answers) });
+      continue;
+    }
+    // nothing counted that was not answered, per owner, type and RCODE; what was lost, said
+    const counts = final.get(secondary) ?? new Map<string, number>();
+    const over = [...counts].filter(([key, count]) => count > (answers.get(key) ?? 0)).map(([key]) => key);
+    expect({ secondary, over }).toEqual({ secondary, over: [] });
+    const lost = sum(answers) - sum(counts);
+    console.log(`${secondary}: ${lost} of ${sum(answers)} answers not counted (its dnstap process's drops, which it does not count)`);
+    expect({ secondary, lostAtMost: lost <= sum(answers) * LOSSY_SHARE }).toEqual({ secondary, lostAtMost: true });
   }
   // the mix is what it says: NXDOMAIN and NODATA among the answers
   expect([...sent.get('bind-a')!.keys()]).toEqual(expect.arrayContaining([`web.${ZONE} AAAA NOERROR`, `gone.deep.${ZONE} TXT NXDOMAIN`]));

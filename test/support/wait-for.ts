@@ -7,10 +7,11 @@
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * A poll's interval grows with the wait, to a tenth of the time waited so far, up to this: a check is a GraphQL
- * request or a dig process, and a wait of seconds on a loaded host polled every 50 ms was hundreds of them, CPU
- * taken from what the test waits for. What is seen within a second is seen as soon as before; what takes 10 s is
- * seen within a tenth more.
+ * A poll's interval, unless the caller fixes one, grows with the wait, to a tenth of the time waited so far, up to
+ * this: a check is a GraphQL request or a dig process, and a wait of seconds on a loaded host polled every 50 ms
+ * was hundreds of them, CPU taken from what the test waits for. What is seen within a second is seen as soon as
+ * before; what takes 10 s is seen within a tenth more. A caller that must not miss a short state (a roll's step)
+ * fixes its interval.
  */
 const LONGEST_INTERVAL_MS = 500;
 
@@ -19,7 +20,8 @@ export async function waitFor<T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 20_000,
-  intervalMs = 50,
+  /** a fixed interval between two polls; without it, 50 ms growing with the wait (LONGEST_INTERVAL_MS) */
+  intervalMs?: number,
 ): Promise<T> {
   const started = Date.now();
   const deadline = started + timeoutMs;
@@ -35,7 +37,7 @@ export async function waitFor<T>(
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
       );
-    await sleep(Math.max(intervalMs, Math.min(LONGEST_INTERVAL_MS, (Date.now() - started) / 10)));
+    await sleep(intervalMs ?? Math.max(50, Math.min(LONGEST_INTERVAL_MS, (Date.now() - started) / 10)));
   }
 }
 
