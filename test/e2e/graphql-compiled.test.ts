@@ -118,7 +118,8 @@ test('the compiled-operation cache is bounded: a stream of distinct documents ke
   const newest = await executions();
   expect((await app.gql(`{ d${distinct - 1}: recordTypes { code } }`)).errors).toBeUndefined();
   expect((await executions()).jit - newest.jit).toBe(1);
-});
+  // a compile a document: seconds alone, more than a minute on a CI host running three lanes (a bound on a hang)
+}, 180_000);
 
 test('a resolver error keeps its code, message, path and locations, and nulls the answer as graphql-js does', async () => {
   const query = `{ recordTypes { code rfcs } domain(name: "missing.compiled.test") { name } }`;
