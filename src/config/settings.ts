@@ -38,6 +38,12 @@ export interface Settings {
    * (the metrics name secondaries and tenants' activity)
    */
   metricsAllow: string[];
+  /**
+   * METRICS_PORT: for a process without the api role (a collector alone, a worker alone), the port of a small
+   * HTTP server answering GET /metrics (METRICS_ALLOW as on the API's) and GET /health on HOST; undefined (the
+   * default): none. Refused with the api role, whose /metrics is on PORT.
+   */
+  metricsPort: number | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
@@ -536,6 +542,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
   })();
 
+  // a process without HTTP has its metrics served on a port of their own; with the api role they are on PORT, and
+  // two places to scrape one process would be one too many (which to watch?)
+  const metricsPort = read('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && roles.includes('api'))
+    problems.push(
+      `METRICS_PORT is for a process without the api role (ROLES=${roles.join(',')}): its /metrics is on PORT; unset METRICS_PORT`,
+    );
+
   const databaseUrl = read('DATABASE_URL');
   if (databaseUrl !== undefined) {
     // a URL or libpq's keyword/value pairs, with one host or a host list (db/database-hosts.ts)
@@ -576,6 +590,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '127.0.0.1',
     metricsAllow,
+    metricsPort,
     databaseUrl,
     dataDir: path.resolve(projectRoot, read('DATA_DIR') ?? '.data'),
     apiKey,
