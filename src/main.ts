@@ -100,8 +100,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
   let metricsPort: number | undefined;
   try {
     // first: a busy port fails the start before any role has begun (settings refuse it with the api role)
-    if (settings.metricsPort !== undefined) {
-      const started = await startMetricsServer({ host: settings.host, metricsPort: settings.metricsPort }, database.db, services);
+    if (settings.analytics.metricsPort !== undefined) {
+      const started = await startMetricsServer({ host: settings.host, metricsPort: settings.analytics.metricsPort }, database.db, services);
       metricsServer = started.server;
       metricsPort = started.port;
       logger.info(`metrics listening on ${settings.host}:${metricsPort} (GET /metrics, /health; METRICS_PORT)`);

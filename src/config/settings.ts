@@ -38,12 +38,6 @@ export interface Settings {
    * (the metrics name secondaries and tenants' activity)
    */
   metricsAllow: string[];
-  /**
-   * METRICS_PORT: for a process without the api role (a collector alone, a worker alone), the port of a small
-   * HTTP server answering GET /metrics (METRICS_ALLOW as on the API's) and GET /health on HOST; undefined (the
-   * default): none. Refused with the api role, whose /metrics is on PORT.
-   */
-  metricsPort: number | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
@@ -539,16 +533,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     if (!values.length || bad.length) problems.push(`ROLES must list api, dns, worker, prober and/or collector (got "${raw}")`);
     if (values.includes('collector') && !analytics.dnstapListen)
       problems.push('ROLES=collector needs ANALYTICS_DNSTAP_LISTEN (the unix socket or address:port dnstap is sent to)');
+    if (analytics.metricsPort !== undefined && values.includes('api'))
+      problems.push(`METRICS_PORT is for a process without the api role (ROLES=${raw}): its /metrics is on PORT`);
     return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
   })();
-
-  // a process without HTTP has its metrics served on a port of their own; with the api role they are on PORT, and
-  // two places to scrape one process would be one too many (which to watch?)
-  const metricsPort = read('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535);
-  if (metricsPort !== undefined && roles.includes('api'))
-    problems.push(
-      `METRICS_PORT is for a process without the api role (ROLES=${roles.join(',')}): its /metrics is on PORT; unset METRICS_PORT`,
-    );
 
   const databaseUrl = read('DATABASE_URL');
   if (databaseUrl !== undefined) {
@@ -590,7 +578,6 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '127.0.0.1',
     metricsAllow,
-    metricsPort,
     databaseUrl,
     dataDir: path.resolve(projectRoot, read('DATA_DIR') ?? '.data'),
     apiKey,

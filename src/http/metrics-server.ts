@@ -30,7 +30,7 @@ export async function startMetricsServer(
     const listening = createHttpServer(app);
     listening.once('error', reject);
     listening.listen(settings.metricsPort, settings.host, () => resolve(listening));
-  }).catch((error) => {
+  }).catch((error: NodeJS.ErrnoException) => {
     throw new ListenError('metrics (METRICS_PORT)', `${settings.host}:${settings.metricsPort}`, error);
   });
   const address = server.address();

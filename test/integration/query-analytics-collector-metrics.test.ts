@@ -129,6 +129,6 @@ test('METRICS_PORT with the api role is refused: its /metrics is on PORT', () =>
     SettingsError,
   );
   expect(() => loadSettings({ ROLES: 'api', METRICS_PORT: '9100' })).toThrow(/METRICS_PORT is for a process without the api role/);
-  expect(loadSettings({ ROLES: 'worker', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
-  expect(loadSettings({ ROLES: 'worker' }).metricsPort).toBeUndefined();
+  expect(loadSettings({ ROLES: 'worker', METRICS_PORT: '9100' }).analytics.metricsPort).toBe(9100);
+  expect(loadSettings({ ROLES: 'worker' }).analytics.metricsPort).toBeUndefined();
 });
