@@ -18,6 +18,7 @@ import { hearSecondaryRequests, relaySecondaryRequests } from './services/transf
 import { startProber, startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';
 import { startCollector, type QueryCollector } from './analytics/collector';
+import { startMetricsServer } from './http/metrics-server';
 
 /**
  * Stops accepting connections and lets the requests in flight finish; idle keep-alive connections close at
@@ -45,6 +46,8 @@ export interface RunningService {
   dnsPort?: number;
   /** the query analytics' dnstap collector (role collector) */
   collector?: QueryCollector;
+  /** the port of /metrics and /health of a process without the api role (METRICS_PORT) */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -62,6 +65,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
   // each role's stop, in the order of an orderly shutdown: HTTP (no new connections, in-flight requests
   // finish), the DNS primary, the worker (finishes the batch it claimed), then the pools and PostgreSQL
   const stops: { name: string; stop: () => Promise<void> }[] = [];
+  // METRICS_PORT's server is stopped after the roles: what they count is scraped until they have stopped
+  let metricsServer: Server | undefined;
   const stopAll = async () => {
     noteStopping();
     for (const { name, stop } of stops) {
@@ -76,6 +81,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
         clearInterval(waiting);
       }
     }
+    if (metricsServer) {
+      logger.info('stopping the metrics server (METRICS_PORT)');
+      await stopHttp(metricsServer, settings.shutdownGraceMs);
+    }
     // failed authentications counted since the last flush of their summary
     await services.audit.failedAuthentications.stop().catch(() => undefined);
     await services.audit.refusals.stop().catch(() => undefined);
@@ -88,7 +97,15 @@ export async function startService(settings: Settings): Promise<RunningService> 
   let httpPort: number | undefined;
   let dnsPort: number | undefined;
   let collector: QueryCollector | undefined;
+  let metricsPort: number | undefined;
   try {
+    // first: a busy port fails the start before any role has begun (settings refuse it with the api role)
+    if (settings.analytics.metricsPort !== undefined) {
+      const started = await startMetricsServer({ host: settings.host, metricsPort: settings.analytics.metricsPort }, database.db, services);
+      metricsServer = started.server;
+      metricsPort = started.port;
+      logger.info(`metrics listening on ${settings.host}:${metricsPort} (GET /metrics, /health; METRICS_PORT)`);
+    }
     if (settings.roles.includes('api')) {
       const app = await createApp(database.db, services, database.replicas);
       const server = await new Promise<Server>((resolve, reject) => {
@@ -191,6 +208,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
     httpPort,
     dnsPort,
     collector,
+    metricsPort,
     stop: stopAll,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The query analytics' settings (docs/analytics.md): where the collector listens for dnstap, the bounds of what
- * it counts, how long each resolution is kept, and the window of the "in use" guard. Read with the other settings
- * (settings.ts), their problems told with theirs.
+ * it counts, how long each resolution is kept, the window of the "in use" guard, and where a collector alone
+ * serves its metrics. Read with the other settings (settings.ts), their problems told with theirs.
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -22,6 +22,13 @@ export interface AnalyticsSettings {
   daysKeepDays: number;
   /** ANALYTICS_IN_USE_DAYS: an RRset queried this recently (or within 2 × its TTL) is in use to a plan */
   inUseDays: number;
+  /**
+   * METRICS_PORT: for a process without the api role (a collector alone; a worker alone too), the port of a small
+   * HTTP server answering GET /metrics (METRICS_ALLOW as on the API's) and GET /health on HOST; undefined (the
+   * default): none. Refused with the api role (settings.ts), whose /metrics is on PORT: one process scraped at two
+   * places is one too many.
+   */
+  metricsPort: number | undefined;
 }
 
 type Helpers = {
@@ -62,5 +69,6 @@ export function loadAnalyticsSettings({ read, integer, problems }: Helpers): Ana
     hoursKeepDays,
     daysKeepDays,
     inUseDays: integer('ANALYTICS_IN_USE_DAYS', 7, 1, 366),
+    metricsPort: read('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535),
   };
 }

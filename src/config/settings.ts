@@ -533,6 +533,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     if (!values.length || bad.length) problems.push(`ROLES must list api, dns, worker, prober and/or collector (got "${raw}")`);
     if (values.includes('collector') && !analytics.dnstapListen)
       problems.push('ROLES=collector needs ANALYTICS_DNSTAP_LISTEN (the unix socket or address:port dnstap is sent to)');
+    if (analytics.metricsPort !== undefined && values.includes('api'))
+      problems.push(`METRICS_PORT is for a process without the api role (ROLES=${raw}): its /metrics is on PORT`);
     return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
   })();
 

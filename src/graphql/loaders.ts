@@ -16,7 +16,7 @@ import type { ZoneHealth } from '../services/operations/health.service';
 import type { ZoneChangePolicy } from '../repositories/protected-rrsets';
 import type { VoteRow } from '../repositories/steering-vantages';
 import type { Services } from '../services';
-import type { QueryDimension, ReadMarks } from '../repositories/query-analytics';
+import type { AccountQueryDimension, QueryDimension, ReadMarks } from '../repositories/query-analytics';
 import type { QueryWindowInput, ZoneQueriesValue } from '../services/operations/query-analytics.service';
 import { rrsetKey } from '../repositories/rrset-comments';
 
@@ -207,6 +207,14 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
         new DataLoader<number, ZoneQueriesValue>(async (ids) => {
           const byZone = await services.queryAnalytics.zoneQueries(ctx, ids, args, args.by, await marks());
           return ids.map((id) => byZone.get(id)!);
+        }),
+    ),
+    /** User.queries over the accounts of one level (by its arguments): two statements, whatever their zones */
+    accountQueries: perArguments(
+      (args: QueryWindowInput & { by: AccountQueryDimension[] }) =>
+        new DataLoader<number, ZoneQueriesValue>(async (ids) => {
+          const byUser = await services.queryAnalytics.accountQueries(ctx, ids, args, args.by, await marks());
+          return ids.map((id) => byUser.get(id)!);
         }),
     ),
     /** Domain.topQueriedNames over the zones of one level: one statement */

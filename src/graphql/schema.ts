@@ -33,7 +33,11 @@ import { SteeredRrsetResolver, SteeringCheckResolver, SteeringResolver, Steering
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import { OperationLimitsResolver } from './resolvers/operation-limits.resolver';
-import { QueryAnalyticsDomainResolver, QueryAnalyticsRecordResolver } from './resolvers/query-analytics.resolver';
+import {
+  QueryAnalyticsDomainResolver,
+  QueryAnalyticsRecordResolver,
+  QueryAnalyticsUserResolver,
+} from './resolvers/query-analytics.resolver';
 import { checkArgument, installDirectFieldResolvers } from './fast-path';
 
 export const RESOLVERS = [
@@ -47,6 +51,7 @@ export const RESOLVERS = [
   PropagationResolver,
   HealthResolver,
   QueryAnalyticsDomainResolver,
+  QueryAnalyticsUserResolver,
   QueryAnalyticsRecordResolver,
   ZoneFileResolver,
   ZoneChangesResolver,

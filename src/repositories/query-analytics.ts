@@ -251,6 +251,52 @@ export async function bucketCounts(
   );
 }
 
+export type AccountQueryDimension = Exclude<QueryDimension, 'owner'> | 'zone';
+
+export interface AccountBucketCountRow {
+  user_id: string;
+  start: Date;
+  rcode: number | null;
+  type: string | null;
+  secondary: string | null;
+  zone: string | null;
+  count: string;
+}
+
+/**
+ * The accounts' counts in [since, until) by buckets of `step` seconds (aligned on `since`), summed over each
+ * account's zones as they are now (a zone deleted takes its counts with it; one moved to another account brings
+ * them), grouped by `by`. Owners are never a dimension here: an account's owners are unbounded.
+ */
+export async function accountBucketCounts(
+  sql: Sql,
+  userIds: readonly number[],
+  window: { since: Date; until: Date; step: number },
+  by: readonly AccountQueryDimension[],
+  marks: ReadMarks,
+): Promise<AccountBucketCountRow[]> {
+  const dimension = (name: Exclude<AccountQueryDimension, 'zone'>) =>
+    by.includes(name) ? `c."${name}"` : `null::${name === 'rcode' ? 'smallint' : 'text'}`;
+  return sql.rows<AccountBucketCountRow>(
+    `select d."user_id", date_bin(make_interval(secs => $4::bigint), c."bucket", $2::timestamptz) as "start",
+            ${dimension('rcode')} as "rcode", ${dimension('type')} as "type", ${dimension('secondary')} as "secondary",
+            ${by.includes('zone') ? 'd."name"' : 'null::text'} as "zone", sum(c."count")::bigint as "count"
+       from "domains" d
+       join "query_counts" c on c."zone_id" = d."id"
+      where d."user_id" = any($1::bigint[]) and c."bucket" >= $2 and c."bucket" < $3
+        and ${SERVED('$5::timestamptz', '$6::timestamptz').replace(/"(resolution|bucket)"/g, 'c."$1"')}
+      group by 1, 2, 3, 4, 5, 6
+      order by 1, 2`,
+    [userIds, window.since, window.until, window.step, marks.hoursThrough ?? null, marks.daysThrough ?? null],
+  );
+}
+
+/** an account's zones' names, for a restricted key's check that it may read each of them whole */
+export async function accountZoneNames(sql: Sql, userId: number): Promise<string[]> {
+  const rows = await sql.rows<{ name: string }>(`select "name" from "domains" where "user_id" = $1 order by "name"`, [userId]);
+  return rows.map((row) => row.name);
+}
+
 /** each zone's most queried owners in [since, until) (the "other" row left out), NXDOMAIN's alone if `rcode` */
 export async function topOwners(
   sql: Sql,

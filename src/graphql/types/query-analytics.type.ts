@@ -19,6 +19,19 @@ export enum QueryDimensionEnum {
 }
 registerEnumType(QueryDimensionEnum, { name: 'QueryDimension', description: 'What a bucket’s counts are split by.' });
 
+/** an account's dimensions: no OWNER (an account's owners are every zone's, unbounded), and ZONE */
+export enum AccountQueryDimensionEnum {
+  RCODE = 'rcode',
+  TYPE = 'type',
+  SECONDARY = 'secondary',
+  ZONE = 'zone',
+}
+registerEnumType(AccountQueryDimensionEnum, {
+  name: 'AccountQueryDimension',
+  description:
+    'What the buckets of an account’s totals are split by. No OWNER: across all of an account’s zones the owners are unbounded (Domain.queries splits one zone by owner).',
+});
+
 @ObjectType('QueryCount', {
   simpleResolvers: true,
   description: 'The answers of one bucket with one value of each dimension asked for (the others null).',
@@ -38,6 +51,9 @@ export class QueryCountType {
 
   @Field(() => String, { nullable: true, description: 'The secondary that answered (its dnstap identity, else its address).' })
   secondary!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone (User.queries split by ZONE); null otherwise.' })
+  zone?: string | null;
 
   @Field(() => Float, { description: 'Answers (a whole number).' })
   count!: number;
@@ -74,7 +90,7 @@ export class QueryBucketType {
 
 @ObjectType('QueryStats', {
   simpleResolvers: true,
-  description: 'A zone’s answers over a window, counted from its secondaries’ dnstap (docs/analytics.md).',
+  description: 'A zone’s (or an account’s zones’) answers over a window, counted from the secondaries’ dnstap (docs/analytics.md).',
 })
 export class QueryStatsType {
   @Field({ description: 'The window’s start, aligned on the step.' })

@@ -46,6 +46,33 @@ export type DomainTopNamesQueryVariables = Exact<{
 
 export type DomainTopNamesQuery = { domain: { topQueriedNames: Array<{ owner: string; count: number }> } };
 
+export type UserQueriesQueryVariables = Exact<{
+  id: string | number;
+  since: string;
+  until?: string | null | undefined;
+  step: Types.QueryStep;
+  by: Array<Types.AccountQueryDimension> | Types.AccountQueryDimension;
+}>;
+
+export type UserQueriesQuery = {
+  user: {
+    id: string;
+    queries: {
+      since: string;
+      until: string;
+      step: number;
+      buckets: Array<{
+        start: string;
+        total: number | null;
+        coverage: number;
+        missing: Array<string>;
+        droppedFrames: number;
+        counts: Array<{ rcode: string | null; type: string | null; secondary: string | null; zone: string | null; count: number }>;
+      }>;
+    };
+  };
+};
+
 export const DomainQueriesDocument = gql`
   query DomainQueries($id: ID, $name: String, $since: DateTimeISO!, $until: DateTimeISO, $step: QueryStep!, $by: [QueryDimension!]!) {
     domain(id: $id, name: $name) {
@@ -82,3 +109,29 @@ export const DomainTopNamesDocument = gql`
     }
   }
 ` as unknown as DocumentNode<DomainTopNamesQuery, DomainTopNamesQueryVariables>;
+export const UserQueriesDocument = gql`
+  query UserQueries($id: ID!, $since: DateTimeISO!, $until: DateTimeISO, $step: QueryStep!, $by: [AccountQueryDimension!]!) {
+    user(id: $id) {
+      id
+      queries(since: $since, until: $until, step: $step, by: $by) {
+        since
+        until
+        step
+        buckets {
+          start
+          total
+          coverage
+          missing
+          droppedFrames
+          counts {
+            rcode
+            type
+            secondary
+            zone
+            count
+          }
+        }
+      }
+    }
+  }
+` as unknown as DocumentNode<UserQueriesQuery, UserQueriesQueryVariables>;

@@ -1,6 +1,7 @@
 /**
  * Reading the query analytics (docs/analytics.md): a zone's answers over a window in buckets, by RCODE, type,
- * owner or secondary, with each bucket's coverage; its most queried names; an RRset's count and last query.
+ * owner or secondary, with each bucket's coverage; an account's, summed over its zones; its most queried names; an
+ * RRset's count and last query.
  * Coverage is data: a bucket whose secondaries were not all connected says how much of it is known, and one where
  * none was is a gap (no total), never a zero.
  *
@@ -8,15 +9,19 @@
  * only where it may read the whole zone (mayReadZoneTraffic, asked per zone before the batched read); it reads the
  * counts of the records it may read.
  */
-import { requireAllowed } from '../../auth/policy';
+import { isRestricted, requireAllowed } from '../../auth/policy';
+import { canSeeUser } from '../../auth/principal';
 import { DomainError } from '../../errors/catalogue';
 import {
+  accountBucketCounts,
+  accountZoneNames,
   bucketCounts,
   coarsestNeeded,
   coverageOf,
   readMarks,
   rrsetCounts,
   topOwners,
+  type AccountQueryDimension,
   type QueryDimension,
   type ReadMarks,
 } from '../../repositories/query-analytics';
@@ -68,6 +73,8 @@ export interface QueryCountValue {
   /** null: not grouped by owner; '' the owners beyond ANALYTICS_NAMES_PER_MINUTE */
   owner: string | null;
   secondary: string | null;
+  /** an account's counts split by ZONE: the zone's name; null or absent otherwise */
+  zone?: string | null;
   count: number;
 }
 
@@ -89,6 +96,36 @@ export interface ZoneQueriesValue {
 }
 
 const invalid = (field: string, message: string) => new DomainError('INVALID_INPUT', message, [{ field, code: 'INVALID_INPUT', message }]);
+
+/** each key's (a zone's, an account's) counts put in the window's buckets, a bucket no secondary covered a gap */
+function bucketed(
+  keys: readonly number[],
+  window: QueryWindow,
+  coverage: readonly Omit<QueryBucketValue, 'total' | 'counts'>[],
+  rows: readonly { key: number; start: Date; count: QueryCountValue }[],
+): Map<number, ZoneQueriesValue> {
+  const byKey = new Map<number, Map<number, QueryCountValue[]>>();
+  for (const row of rows) {
+    let buckets = byKey.get(row.key);
+    if (!buckets) byKey.set(row.key, (buckets = new Map<number, QueryCountValue[]>()));
+    const start = row.start.getTime();
+    const counts = buckets.get(start) ?? [];
+    counts.push(row.count);
+    buckets.set(start, counts);
+  }
+  return new Map(
+    keys.map((key) => [
+      key,
+      {
+        window,
+        buckets: coverage.map((bucket) => {
+          const counts = byKey.get(key)?.get(bucket.start.getTime()) ?? [];
+          return { ...bucket, total: bucket.coverage === 0 ? null : counts.reduce((sum, count) => sum + count.count, 0), counts };
+        }),
+      },
+    ]),
+  );
+}
 
 export class QueryAnalyticsService {
   /**
@@ -128,37 +165,69 @@ export class QueryAnalyticsService {
   ): Promise<Map<number, ZoneQueriesValue>> {
     const window = this.window(input, marks);
     const [rows, coverage] = await Promise.all([bucketCounts(ctx.db, zoneIds, window, by, marks), this.coverage(ctx, window, marks)]);
-    const byZone = new Map<number, Map<number, QueryCountValue[]>>();
-    for (const row of rows) {
-      const zoneId = Number(row.zone_id);
-      let buckets = byZone.get(zoneId);
-      if (!buckets) byZone.set(zoneId, (buckets = new Map<number, QueryCountValue[]>()));
-      const start = row.start.getTime();
-      const counts = buckets.get(start) ?? [];
-      counts.push({
-        rcode: row.rcode === null ? null : rcodeName(row.rcode),
-        type: row.type,
-        owner: row.owner,
-        secondary: row.secondary,
-        count: Number(row.count),
-      });
-      buckets.set(start, counts);
-    }
-    return new Map(
-      zoneIds.map((zoneId) => [
-        zoneId,
-        {
-          window,
-          buckets: coverage.map((bucket) => {
-            const counts = byZone.get(zoneId)?.get(bucket.start.getTime()) ?? [];
-            return {
-              ...bucket,
-              total: bucket.coverage === 0 ? null : counts.reduce((sum, count) => sum + count.count, 0),
-              counts,
-            };
-          }),
+    return bucketed(
+      zoneIds,
+      window,
+      coverage,
+      rows.map((row) => ({
+        key: Number(row.zone_id),
+        start: row.start,
+        count: {
+          rcode: row.rcode === null ? null : rcodeName(row.rcode),
+          type: row.type,
+          owner: row.owner,
+          secondary: row.secondary,
+          count: Number(row.count),
         },
-      ]),
+      })),
+    );
+  }
+
+  /**
+   * An account's traffic names every owner of every zone it holds: the user themself (a session or a user key)
+   * and the admin read it; a key restricted by rules only where it may read each of the account's zones whole, as
+   * Domain.queries asks of one (one statement for the names, asked only of a restricted key).
+   */
+  async mayReadAccountTraffic(ctx: RequestContext, userId: number): Promise<void> {
+    if (!canSeeUser(ctx.principal, userId)) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    if (!isRestricted(ctx.principal.policy)) return;
+    for (const zone of await accountZoneNames(ctx.db, userId)) requireAllowed(ctx.principal.policy, { zone, access: 'read' });
+  }
+
+  /**
+   * The accounts' answers in buckets, summed over each one's zones (one statement for all the accounts, one for
+   * the coverage, which is the collector's, as a zone's read has it). `by` never holds OWNER: split across a whole
+   * account the owners are unbounded (every zone's names, a random-subdomain flood's among them); ZONE splits by
+   * the zone's name instead.
+   */
+  async accountQueries(
+    ctx: RequestContext,
+    userIds: readonly number[],
+    input: QueryWindowInput,
+    by: readonly AccountQueryDimension[],
+    marks: ReadMarks,
+  ): Promise<Map<number, ZoneQueriesValue>> {
+    const window = this.window(input, marks);
+    const [rows, coverage] = await Promise.all([
+      accountBucketCounts(ctx.db, userIds, window, by, marks),
+      this.coverage(ctx, window, marks),
+    ]);
+    return bucketed(
+      userIds,
+      window,
+      coverage,
+      rows.map((row) => ({
+        key: Number(row.user_id),
+        start: row.start,
+        count: {
+          rcode: row.rcode === null ? null : rcodeName(row.rcode),
+          type: row.type,
+          owner: null,
+          secondary: row.secondary,
+          zone: row.zone,
+          count: Number(row.count),
+        },
+      })),
     );
   }
 
