@@ -297,17 +297,21 @@ async function countsOf(
   info: GraphQLResolveInfo,
 ): Promise<GivenValues> {
   const rrsets = records.map((record) => ({ zoneId: record.domainId, owner: record.owner, type: record.type }));
+  const windowOf = (node: FieldNode) => {
+    const args = getArgumentValues(fields.queryCount, node, info.variableValues) as { since?: Date; until?: Date };
+    return { since: args.since, until: args.until };
+  };
+  // an RRset's last query is the same whatever the window (query_last_seen): beside a count, it is read with the
+  // first count's window, without a statement of its own (the default window's, when no count is asked)
+  const firstCount = members.find((member) => member.field === 'queryCount');
+  const lastQueriedWindow = firstCount ? windowOf(firstCount.node) : {};
   return Promise.all(
     members.map(async (member) => {
-      if (member.field === 'lastQueried') {
-        const loader = ctx.loaders.rrsetQueries({});
-        const values = await Promise.all(rrsets.map((rrset) => loader.load(rrset)));
-        return values.map((value) => (value.lastQueried === null ? null : fields.date.serialize(value.lastQueried)));
-      }
-      const args = getArgumentValues(fields.queryCount, member.node, info.variableValues) as { since?: Date; until?: Date };
-      const loader = ctx.loaders.rrsetQueries({ since: args.since, until: args.until });
+      const loader = ctx.loaders.rrsetQueries(member.field === 'queryCount' ? windowOf(member.node) : lastQueriedWindow);
       const values = await Promise.all(rrsets.map((rrset) => loader.load(rrset)));
-      return values.map((value) => fields.count.serialize(value.count));
+      return member.field === 'queryCount'
+        ? values.map((value) => fields.count.serialize(value.count))
+        : values.map((value) => (value.lastQueried === null ? null : fields.date.serialize(value.lastQueried)));
     }),
   );
 }
@@ -360,7 +364,11 @@ function plainRecordsResolver(
     // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
     // unless their counts are asked
     const records = listOf(domain, args, ctx, info);
-    if (counts.length) return Promise.resolve(records).then(withCounts);
+    if (counts.length) {
+      // up to where the counts were rolled up (read once per operation) is read while the records are, not after
+      ctx.loaders.analyticsMarks().catch(() => undefined);
+      return Promise.resolve(records).then(withCounts);
+    }
     return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function'
       ? Promise.resolve(records).then(plain)
       : plain(records);
