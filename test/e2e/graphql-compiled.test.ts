@@ -1,7 +1,9 @@
 import { execute, parse } from 'graphql';
 import { buildContext } from '../../src/graphql/context';
 import { COMPILED_DOCUMENTS_KEPT } from '../../src/graphql/fast-path/compiled-execution';
+import { plainRecordLists } from '../../src/graphql/fast-path/plain-record-lists';
 import { getSchema } from '../../src/graphql/schema';
+import { writeTally, type CountRow } from '../../src/repositories/query-analytics';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
@@ -10,18 +12,44 @@ import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fix
  * /graphql runs operations compiled by graphql-jit (src/graphql/fast-path/compiled-execution.ts). Each operation here is
  * also executed by graphql-js itself, on the same schema and data with the same key, and the answers must be
  * the same: introspection, fragments, inline fragments, aliases, directives, variables and their defaults,
- * __typename, nested lists with arguments.
+ * __typename, nested lists with arguments, and the records' RRset counts (lastQueried, queryCount) that plain
+ * record lists carry (src/graphql/fast-path/plain-record-lists.ts), whose answers must be the same bytes.
  */
 let app: TestApp;
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** a window's start three days back, the same for every run of a case (its literal is in the document) */
+const THREE_DAYS_AGO = new Date(Math.floor(Date.now() / MINUTE) * MINUTE - 72 * HOUR).toISOString();
+
 beforeAll(async () => {
   app = await startTestApp();
+  const zones: number[] = [];
   for (const u of [1, 2, 3]) {
     const userId = await createUser(app, `compiled${u}@example.org`);
-    await createZone(app, userId, `c${u}.compiled.test`);
+    zones.push(Number(await createZone(app, userId, `c${u}.compiled.test`)));
     const input = { zone: `c${u}.compiled.test`, owner: 'mail', type: 'MX', rdata: `10 mx${u}.example.net.`, ttl: 3600 };
     expect((await app.gql(CREATE_RECORD, { input })).errors).toBeUndefined();
   }
+  // counts as the collector writes them: c1's MX 10 minutes ago and its SOA 30 hours ago (outside the default
+  // day), c2's MX two days ago; c3 never queried (lastQueried null, queryCount 0)
+  const now = Math.floor(Date.now() / MINUTE) * MINUTE;
+  const count = (zoneId: number, ago: number, owner: string, type: string, n: number): CountRow => ({
+    zoneId,
+    minute: now - ago,
+    owner,
+    type,
+    rcode: 0,
+    secondary: 'ns1',
+    count: n,
+    lastAt: now - ago + 12_345,
+  });
+  await writeTally(
+    app.service.database.db,
+    [count(zones[0], 10 * MINUTE, 'mail', 'MX', 5), count(zones[0], 30 * HOUR, '@', 'SOA', 2), count(zones[1], 48 * HOUR, 'mail', 'MX', 3)],
+    [],
+    new Date(),
+  );
 });
 afterAll(async () => {
   await app?.close();
@@ -40,7 +68,14 @@ async function byGraphQLJs(query: string, variables: Record<string, unknown>, op
   return JSON.parse(JSON.stringify(result));
 }
 
-const OPERATIONS: { name: string; query: string; variables?: Record<string, unknown>; operationName?: string }[] = [
+const OPERATIONS: {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  /** a record list of it is answered as one value (plain-record-lists.ts) */
+  plain?: boolean;
+}[] = [
   {
     name: 'introspection',
     query: `{ __schema { queryType { name } mutationType { name }
@@ -72,6 +107,26 @@ const OPERATIONS: { name: string; query: string; variables?: Record<string, unkn
     query: `query A { recordTypes { code rfcs } } query B { domains(first: 1) { nodes { name user { email } } } }`,
     operationName: 'B',
   },
+  {
+    name: "the records' counts without a window (the last day), lastQueried as DateTimeISO",
+    query: `{ domains(first: 10) { nodes { name records { owner type lastQueried queryCount ttl } } } }`,
+    plain: true,
+  },
+  {
+    name: "the records' counts since a variable, aliased, twice, in fragments, beside the default window",
+    query: `query Counts($since: DateTimeISO!) { users(first: 3) { nodes { email domains { name
+        records { owner ...Counted ... on Record { day: queryCount last: lastQueried } } } } } }
+      fragment Counted on Record { type lastQueried week: queryCount(since: $since) again: queryCount(since: $since) }`,
+    variables: { since: THREE_DAYS_AGO },
+    plain: true,
+  },
+  {
+    name: "the records' counts since and until literals, and until a variable left out",
+    query: `query($until: DateTimeISO) { domains(first: 10) { nodes { name
+        records(first: 100) { rdata a: queryCount(since: "${THREE_DAYS_AGO}", until: "${new Date(Date.now() + HOUR).toISOString()}")
+          b: queryCount(since: "${THREE_DAYS_AGO}", until: $until) } } } }`,
+    plain: true,
+  },
 ];
 
 /** how many operations each engine has run, from /metrics */
@@ -82,7 +137,8 @@ async function executions(): Promise<{ jit: number; js: number }> {
   return { jit: count('graphql-jit'), js: count('graphql-js') };
 }
 
-test.each(OPERATIONS)("$name: the compiled answer is graphql-js's answer", async ({ query, variables = {}, operationName }) => {
+test.each(OPERATIONS)("$name: the compiled answer is graphql-js's answer", async ({ query, variables = {}, operationName, plain }) => {
+  if (plain) expect(plainRecordLists(await getSchema(), parse(query), operationName)).toBeDefined();
   const expected = await byGraphQLJs(query, variables, operationName);
   expect(expected.errors).toBeUndefined();
   // a document is compiled the second time it runs: the first answer comes from graphql-js, the second from
@@ -98,8 +154,40 @@ test.each(OPERATIONS)("$name: the compiled answer is graphql-js's answer", async
     expect(res.status).toBe(200);
     expect(body.errors).toBeUndefined();
     expect(body.data).toEqual(expected.data);
+    // the same bytes: members in the same order, values written alike
+    expect(JSON.stringify(body.data)).toBe(JSON.stringify(expected.data));
     const after = await executions();
     expect(after[engine] - before[engine]).toBe(1);
+    // compiled, it ran on graphql-jit alone (a plain list's counts did not send it back to graphql-js)
+    if (engine === 'jit') expect(after.js - before.js).toBe(0);
+  }
+});
+
+test('the counts are in the answers compared (a case compares something)', async () => {
+  const { data } = await byGraphQLJs(OPERATIONS.find((o) => o.plain)!.query, {});
+  const records = data.domains.nodes.flatMap((zone: any) => zone.records.map((r: any) => ({ zone: zone.name, ...r })));
+  const mx = (zone: string) => records.find((r: any) => r.zone === zone && r.type === 'MX');
+  expect(mx('c1.compiled.test')).toMatchObject({ queryCount: 5, lastQueried: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*\.345Z$/) });
+  expect(mx('c2.compiled.test')).toMatchObject({ queryCount: 0, lastQueried: expect.any(String) });
+  expect(mx('c3.compiled.test')).toMatchObject({ queryCount: 0, lastQueried: null });
+});
+
+test("a window the counts refuse (since after until): the operation is graphql-js's, each record's error as before", async () => {
+  const query = `query($since: DateTimeISO, $until: DateTimeISO) { domains(first: 10) { nodes { name
+      records { owner lastQueried queryCount(since: $since, until: $until) } } } }`;
+  const variables = { since: new Date().toISOString(), until: THREE_DAYS_AGO };
+  expect(plainRecordLists(await getSchema(), parse(query), undefined)).toBeDefined();
+  const expected = await byGraphQLJs(query, variables);
+  expect(expected.errors?.length).toBeGreaterThan(0);
+  for (let run = 0; run < 3; run++) {
+    const before = await executions();
+    const res = await app.gql(query, variables);
+    // the first run on graphql-js; then compiled, and answered again by graphql-js once the counts were refused
+    expect((await executions()).js - before.js).toBe(1);
+    expect(res.data).toEqual(expected.data);
+    expect(res.errors?.map((e: any) => [e.message, e.path, e.locations])).toEqual(
+      expected.errors.map((e: any) => [e.message, e.path, e.locations]),
+    );
   }
 });
 

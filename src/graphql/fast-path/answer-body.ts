@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { PackedRecords } from '../../repositories/read-model';
-import { JsonRecordShape, PackedField, packedJsonBytesExpected, plainRecordObjects, writePackedJson } from './packed-json';
+import {
+  GivenJson,
+  givenJsonOf,
+  GivenValues,
+  JsonRecordShape,
+  PackedField,
+  packedJsonBytesExpected,
+  plainRecordObjects,
+  writePackedJson,
+} from './packed-json';
 
 /**
  * What a plain record list stands for in the JSON text of its answer until answerBody puts the list's own text
@@ -19,27 +28,36 @@ let writing: PlainRecordList[] | undefined;
  * anything else (JSON.stringify of the result elsewhere), it is the plain objects it stands for.
  */
 export class PlainRecordList {
+  /** the given values' JSON text (written twice when the answer's buffer grows: made once) */
+  private givenJson: GivenJson | undefined;
+
   constructor(
     private readonly records: PackedRecords,
     private readonly keys: readonly string[],
     private readonly fields: readonly PackedField[],
     private readonly shape: JsonRecordShape,
+    /** the members given per record beside the packed text (the RRsets' counts) */
+    private readonly given: GivenValues = [],
   ) {}
 
   toJSON(): unknown {
-    if (!writing) return plainRecordObjects(this.records, this.keys, this.fields);
+    if (!writing) return plainRecordObjects(this.records, this.keys, this.fields, this.given);
     writing.push(this);
     return MARKER;
   }
 
   /** about the bytes write writes (exactly, for ASCII text that JSON does not escape) */
   bytesExpected(): number {
-    return packedJsonBytesExpected(this.records, this.shape);
+    return packedJsonBytesExpected(this.records, this.shape, this.json());
   }
 
   /** writes the list's JSON into `out` from `at`: the end, or -1 when it does not fit */
   write(out: Buffer, at: number): number {
-    return writePackedJson(this.records, out, at, this.shape);
+    return writePackedJson(this.records, out, at, this.shape, this.json());
+  }
+
+  private json(): GivenJson {
+    return (this.givenJson ??= givenJsonOf(this.given));
   }
 }
 

@@ -16,7 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../../metrics';
 import type { GraphQLContext } from '../context';
 import { auditRefusals, formatError } from '../format-error';
-import { plainRecordLists } from './plain-record-lists';
+import { AnswerAsWritten, plainRecordLists } from './plain-record-lists';
 
 type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
 
@@ -126,6 +126,11 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
       }
     } else {
       result = query; // the operation cannot run (graphql-jit's own refusal, as errors)
+    }
+    // a plain record list's counts not read: the operation as written, by graphql-js (a query: read again)
+    if (result.errors?.some((error) => error.originalError instanceof AnswerAsWritten)) {
+      graphqlExecutions.inc({ engine: 'graphql-js' });
+      return null;
     }
     if (!result.errors?.length) return { http, body: { kind: 'single', singleResult: result } };
     const errors = result.errors.map(withExtensions);

@@ -15,8 +15,23 @@ const packedDecimal = packedText.decimal;
  * (answer-body.ts). The repository knows the text; what GraphQL answers of it is written here.
  */
 
-/** a member of the plain records: a field of the record, or a constant */
-export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string };
+/**
+ * a member of the plain records: a field of the record, a constant, or a value given per record beside the packed
+ * text (`{ given: g }`: the g-th of the list's given values, e.g. each record's RRset counts)
+ */
+export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string } | { given: number };
+
+/**
+ * The values of a list's given members: `given[g][i]` is member `{ given: g }` of the i-th record, as its scalar
+ * serializes it (a string, a number or null); its JSON text in `GivenJson`.
+ */
+export type GivenValues = readonly (readonly unknown[])[];
+export type GivenJson = readonly (readonly string[])[];
+
+/** the JSON text of each given value (JSON.stringify's, as it writes them in a plain object) */
+export function givenJsonOf(given: GivenValues): GivenJson {
+  return given.map((values) => values.map((value) => JSON.stringify(value)));
+}
 
 /**
  * The records as plain objects of the members named `keys[i]` for `fields[i]`, in that order: `id` as a string
@@ -29,6 +44,7 @@ export function plainRecordObjects(
   records: PackedRecords,
   keys: readonly string[],
   fields: readonly PackedField[],
+  given: GivenValues = [],
 ): Record<string, unknown>[] {
   const { packed, zone, length } = records;
   const list = new Array<Record<string, unknown>>(length);
@@ -49,6 +65,7 @@ export function plainRecordObjects(
       else if (field === 'rdata') record[keys[k]] = packed.slice(f3 + 1, f4);
       else if (field === 'ttl') record[keys[k]] = packedDecimal(packed, f4 + 1, end);
       else if (field === 'zone') record[keys[k]] = zone;
+      else if ('given' in field) record[keys[k]] = given[field.given][i];
       else record[keys[k]] = field.value;
     }
     list[i] = record;
@@ -66,11 +83,11 @@ export function plainRecordObjects(
  * its 10,000 plain records and their JSON text the largest part (bench/FINDINGS.md, «The nested answer written
  * as bytes»).
  */
-export function writePackedJson(records: PackedRecords, out: Buffer, at: number, shape: JsonRecordShape): number {
+export function writePackedJson(records: PackedRecords, out: Buffer, at: number, shape: JsonRecordShape, given: GivenJson = []): number {
   const { packed, length } = records;
   const n = packedBytes(packed);
   const bytes = scratch;
-  const { names, codes, constants, perRecord } = shape;
+  const { names, codes, constants, perRecord, givenIndex } = shape;
   const members = codes.length;
   const zone = shape.zoneMembers ? shape.zoneJson(records.zone) : NO_BYTES;
   const beside = perRecord + shape.zoneMembers * zone.length;
@@ -87,9 +104,11 @@ export function writePackedJson(records: PackedRecords, out: Buffer, at: number,
       while (p < n && bytes[p] !== FIELD_SEPARATOR_BYTE && bytes[p] !== RECORD_SEPARATOR_BYTE) p++;
       f[2 * k + 1] = p++;
     }
-    // room for the record as it is (each value byte once, its names, quotes and braces) and the list's end; an
-    // escape (below) asks for room for the rest of the record at worst
-    if (o + beside + (p - start) + 1 > out.length) return -1;
+    // room for the record as it is (each value byte once, its names, quotes and braces, its given values' UTF-8 at
+    // worst) and the list's end; an escape (below) asks for room for the rest of the record at worst
+    let room = beside;
+    for (let g = 0; g < given.length; g++) room += 3 * given[g][i].length;
+    if (o + room + (p - start) + 1 > out.length) return -1;
     if (i > 0) out[o++] = 0x2c; // ,
     if (members === 0) out[o++] = 0x7b; // {
     for (let k = 0; k < members; k++) {
@@ -103,12 +122,14 @@ export function writePackedJson(records: PackedRecords, out: Buffer, at: number,
         for (let j = 0; j < zone.length; j++) out[o++] = zone[j];
       } else if (code === TTL) {
         for (let j = f[8]; j < f[9]; j++) out[o++] = bytes[j];
+      } else if (code === GIVEN) {
+        o += out.write(given[givenIndex[k]][i], o);
       } else {
         out[o++] = 0x22; // "
         for (let j = f[2 * code], to = f[2 * code + 1]; j < to; j++) {
           const b = bytes[j];
           if (b >= 0x20 && b !== 0x22 && b !== 0x5c) out[o++] = b;
-          else if (o + beside + 6 * (p - j) + 1 > out.length) return -1;
+          else if (o + room + 6 * (p - j) + 1 > out.length) return -1;
           else o = writeEscaped(out, o, b);
         }
         out[o++] = 0x22;
@@ -121,17 +142,20 @@ export function writePackedJson(records: PackedRecords, out: Buffer, at: number,
 }
 
 /** about the bytes writePackedJson writes for this zone (exactly, for ASCII text that JSON does not escape) */
-export function packedJsonBytesExpected(records: PackedRecords, shape: JsonRecordShape): number {
+export function packedJsonBytesExpected(records: PackedRecords, shape: JsonRecordShape, given: GivenJson = []): number {
   const zone = shape.zoneMembers ? shape.zoneMembers * shape.zoneJson(records.zone).length : 0;
-  return 2 + records.length * (shape.perRecord + zone) + records.packed.length;
+  let givenLength = 0;
+  for (const texts of given) for (const text of texts) givenLength += text.length;
+  return 2 + records.length * (shape.perRecord + zone) + records.packed.length + givenLength;
 }
 
 /** what a member of JsonRecordShape is: a packed field by its position (id 0, owner 1, type 2, rdata 3, ttl 4) */
 const PACKED_INDEX = { id: 0, owner: 1, type: 2, rdata: 3, ttl: 4 } as const;
 const TTL = PACKED_INDEX.ttl;
-/** … or the zone's name, or a constant */
+/** … or the zone's name, or a constant, or a value given per record */
 const ZONE = 5;
 const CONSTANT = 6;
+const GIVEN = 7;
 /** the start and end of a packed record's five fields, in the record writePackedJson writes (one at a time) */
 const FIELD_BOUNDS = new Int32Array(10);
 /** a process-wide buffer for the packed text's UTF-8 bytes while one zone is written (synchronously) */
@@ -170,8 +194,10 @@ function writeEscaped(out: Buffer, o: number, b: number): number {
  */
 export class JsonRecordShape {
   readonly names: Uint8Array[];
-  /** each member's field: PACKED_INDEX, ZONE or CONSTANT */
+  /** each member's field: PACKED_INDEX, ZONE, CONSTANT or GIVEN */
   readonly codes: Int8Array;
+  /** a GIVEN member's index among the given values */
+  readonly givenIndex: Int32Array;
   readonly constants: Uint8Array[];
   readonly perRecord: number;
   /** how many members are the zone's name */
@@ -184,8 +210,11 @@ export class JsonRecordShape {
     readonly fields: readonly PackedField[],
   ) {
     this.names = keys.map((key, i) => Buffer.from(`${i ? ',' : '{'}${JSON.stringify(key)}:`));
-    this.codes = Int8Array.from(fields, (field) => (typeof field !== 'string' ? CONSTANT : field === 'zone' ? ZONE : PACKED_INDEX[field]));
-    this.constants = fields.map((field) => Buffer.from(typeof field === 'string' ? '' : JSON.stringify(field.value)));
+    this.codes = Int8Array.from(fields, (field) =>
+      typeof field !== 'string' ? ('given' in field ? GIVEN : CONSTANT) : field === 'zone' ? ZONE : PACKED_INDEX[field],
+    );
+    this.givenIndex = Int32Array.from(fields, (field) => (typeof field !== 'string' && 'given' in field ? field.given : -1));
+    this.constants = fields.map((field) => Buffer.from(typeof field !== 'string' && 'value' in field ? JSON.stringify(field.value) : ''));
     let perRecord = 3;
     for (let i = 0; i < fields.length; i++) perRecord += this.names[i].length + this.constants[i].length + 2;
     this.perRecord = perRecord;

@@ -4,12 +4,14 @@ import {
   extendSchema,
   FieldNode,
   FragmentDefinitionNode,
+  GraphQLField,
   GraphQLFieldResolver,
   GraphQLResolveInfo,
   getArgumentValues,
   getNamedType,
   GraphQLNamedType,
   GraphQLObjectType,
+  GraphQLScalarType,
   GraphQLSchema,
   isInterfaceType,
   isObjectType,
@@ -24,7 +26,7 @@ import {
 import { PackedRecords, RecordRow } from '../../repositories/read-model';
 import type { GraphQLContext } from '../context';
 import { PlainRecordList } from './answer-body';
-import { JsonRecordShape, PackedField, plainRecordObjects } from './packed-json';
+import { GivenValues, JsonRecordShape, PackedField, plainRecordObjects } from './packed-json';
 
 /** the field that answers a plain `Domain.records` list in the executed document (never in the public schema) */
 const PLAIN_RECORDS = '_plainRecords';
@@ -44,6 +46,14 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
   ttl: 'ttl',
   __typename: { value: 'Record' },
 };
+
+/**
+ * The Record fields of its RRset's counts (query-analytics.resolver.ts): given per record beside the packed text,
+ * read for all the records of a level by the same loader (`rrsetQueries`, one statement) as their own resolvers
+ * read them; `queryCount` with its window's arguments as written (literals or variables)
+ */
+const COUNT_FIELDS = new Set(['lastQueried', 'queryCount']);
+const COUNT_ARGUMENTS = new Set(['since', 'until']);
 
 /**
  * A `Domain.records` list that asks only for plain fields of its records (`records(first: 10) { owner type
@@ -66,8 +76,14 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
  * document as sent. The values are those the fields' scalars give: `id` a string (ID), `ttl` a number (Int),
  * the others strings.
  *
- * A list is left as it is when its selection has anything else: a field with arguments or its own selection
- * (`data`, `domain`, `recordType`), a directive, a fragment on another type. So is a list that shares its
+ * Each record's RRset counts (`lastQueried`, `queryCount(since, until)`) are read for the whole level by the
+ * loader their own resolvers use (`rrsetQueries`: one statement, the same windows and marks) and written beside
+ * the packed text, as their scalars serialize them (DateTimeISO, Float). Should that read fail (a window whose
+ * `since` is not before its `until`, the database), the operation is answered as written by graphql-js
+ * (`AnswerAsWritten`), whose errors name each record's field as before.
+ *
+ * A list is left as it is when its selection has anything else: a field with arguments (but `queryCount`'s
+ * window) or its own selection (`data`, `domain`, `recordType`), a directive, a fragment on another type. So is a list that shares its
  * place in the answer with another node of its response key (GraphQL merges them in one object; the rewrite
  * would not), and an operation that introspects (it would see the extension) or is not a query. Returns
  * undefined when nothing is rewritten.
@@ -150,21 +166,28 @@ export function plainRecordLists(
 
 /**
  * The members of each record of a list and their fields, in GraphQL's order (a response key where it first
- * appears, fragments expanded in place), or undefined if the selection asks for anything else than plain fields.
+ * appears, fragments expanded in place), or undefined if the selection asks for anything else than plain fields
+ * and counts. A member is `[key, field]`, or `[key, 'queryCount', its arguments as written]` (`(since: $s)`): a
+ * valid document asks one response key with one set of arguments.
  */
 function shapeOf(
   selectionSet: SelectionSetNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  shape = new Map<string, string>(),
+  shape = new Map<string, string[]>(),
   spread = new Set<string>(),
-): [string, string][] | undefined {
+): string[][] | undefined {
   for (const selection of selectionSet.selections) {
     if (selection.directives?.length) return undefined;
     if (selection.kind === Kind.FIELD) {
       const name = selection.name.value;
-      if (!Object.hasOwn(RECORD_FIELDS, name) || selection.arguments?.length || selection.selectionSet) return undefined;
+      const args = selection.arguments ?? [];
+      if (selection.selectionSet) return undefined;
       const key = (selection.alias ?? selection.name).value;
-      if (!shape.has(key)) shape.set(key, name);
+      if (name === 'queryCount' && args.every((arg) => COUNT_ARGUMENTS.has(arg.name.value))) {
+        if (!shape.has(key)) shape.set(key, [key, name, args.length ? `(${args.map((arg) => print(arg)).join(', ')})` : '']);
+      } else if ((Object.hasOwn(RECORD_FIELDS, name) || COUNT_FIELDS.has(name)) && args.length === 0) {
+        if (!shape.has(key)) shape.set(key, [key, name]);
+      } else return undefined;
     } else {
       const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
       if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== 'Record') || fragment.directives?.length)
@@ -176,7 +199,7 @@ function shapeOf(
       if (!shapeOf(fragment.selectionSet, fragments, shape, spread)) return undefined;
     }
   }
-  return [...shape];
+  return [...shape.values()];
 }
 
 const extended = new WeakMap<GraphQLSchema, GraphQLSchema>();
@@ -198,22 +221,53 @@ function plainRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
   const withPlain = extendSchema(schema, parse(sdl), { assumeValidSDL: true });
   const domain = withPlain.getType('Domain') as GraphQLObjectType;
   const listOf = domain.getFields().records.resolve!;
-  domain.getFields()[PLAIN_RECORDS].resolve = plainRecordsResolver(listOf);
+  const record = (withPlain.getType('Record') as GraphQLObjectType).getFields();
+  const counts: CountFields = {
+    queryCount: record.queryCount,
+    date: getNamedType(record.lastQueried.type) as GraphQLScalarType,
+    count: getNamedType(record.queryCount.type) as GraphQLScalarType,
+  };
+  domain.getFields()[PLAIN_RECORDS].resolve = plainRecordsResolver(listOf, counts);
   extended.set(schema, withPlain);
   return withPlain;
 }
 
+/** a member of a list given per record: `lastQueried`, or `queryCount` as written (its arguments in `node`) */
+type CountMember = { field: 'lastQueried' } | { field: 'queryCount'; node: FieldNode };
+
+/** what the counts' members are read and serialized with: Record.queryCount (its arguments), their scalars */
+interface CountFields {
+  queryCount: GraphQLField<unknown, unknown>;
+  date: GraphQLScalarType;
+  count: GraphQLScalarType;
+}
+
+interface Shape {
+  keys: string[];
+  fields: PackedField[];
+  json: JsonRecordShape;
+  /** the members given per record, `{ given: g }` in `fields` being counts[g] */
+  counts: CountMember[];
+}
+
 /** the shapes of the documents run, parsed once each (a bounded map: documents come and go with their cache) */
-const shapes = new Map<string, { keys: string[]; fields: PackedField[]; json: JsonRecordShape }>();
+const shapes = new Map<string, Shape>();
 const SHAPES_KEPT = 1000;
 
-function parsedShape(text: string): { keys: string[]; fields: PackedField[]; json: JsonRecordShape } {
+function parsedShape(text: string): Shape {
   let shape = shapes.get(text);
   if (!shape) {
-    const members = JSON.parse(text) as [string, string][];
+    const members = JSON.parse(text) as string[][];
     const keys = members.map(([key]) => key);
-    const fields = members.map(([, field]) => RECORD_FIELDS[field]);
-    shape = { keys, fields, json: new JsonRecordShape(keys, fields) };
+    const counts: CountMember[] = [];
+    const fields = members.map(([, field, args]): PackedField => {
+      if (!COUNT_FIELDS.has(field)) return RECORD_FIELDS[field];
+      // the field as written, for graphql-js's own reading of its arguments against each run's variables
+      const node = parse(`{ ${field}${args ?? ''} }`).definitions[0] as OperationDefinitionNode;
+      counts.push(field === 'queryCount' ? { field, node: node.selectionSet.selections[0] as FieldNode } : { field: 'lastQueried' });
+      return { given: counts.length - 1 };
+    });
+    shape = { keys, fields, json: new JsonRecordShape(keys, fields), counts };
     if (shapes.size >= SHAPES_KEPT) shapes.clear();
     shapes.set(text, shape);
   }
@@ -221,30 +275,100 @@ function parsedShape(text: string): { keys: string[]; fields: PackedField[]; jso
 }
 
 /**
+ * Thrown by `_plainRecords` when its records' counts could not be read: the operation is then answered as
+ * written, by graphql-js (compiled-execution.ts), whose answer has each record's own error, path and nulls.
+ */
+export class AnswerAsWritten extends Error {
+  constructor(readonly reason: unknown) {
+    super(`a plain record list's counts were not read: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
+/**
+ * Each count member's values for the records, as their scalars serialize them: the loader and arguments
+ * query-analytics.resolver.ts's Record.lastQueried and Record.queryCount use, each record's RRset loaded (one
+ * statement for the level and window, as each record's own load was batched)
+ */
+async function countsOf(
+  records: readonly RecordRow[],
+  members: readonly CountMember[],
+  fields: CountFields,
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Promise<GivenValues> {
+  const rrsets = records.map((record) => ({ zoneId: record.domainId, owner: record.owner, type: record.type }));
+  const windowOf = (node: FieldNode) => {
+    const args = getArgumentValues(fields.queryCount, node, info.variableValues) as { since?: Date; until?: Date };
+    return { since: args.since, until: args.until };
+  };
+  // an RRset's last query is the same whatever the window (query_last_seen): beside a count, it is read with the
+  // first count's window, without a statement of its own (the default window's, when no count is asked)
+  const firstCount = members.find((member) => member.field === 'queryCount');
+  const lastQueriedWindow = firstCount ? windowOf(firstCount.node) : {};
+  return Promise.all(
+    members.map(async (member) => {
+      const loader = ctx.loaders.rrsetQueries(member.field === 'queryCount' ? windowOf(member.node) : lastQueriedWindow);
+      const values = await Promise.all(rrsets.map((rrset) => loader.load(rrset)));
+      return member.field === 'queryCount'
+        ? values.map((value) => fields.count.serialize(value.count))
+        : values.map((value) => (value.lastQueried === null ? null : fields.date.serialize(value.lastQueried)));
+    }),
+  );
+}
+
+/**
  * `_plainRecords`: Domain.records's resolver, its records as the plain objects the operation asks for; in an
  * answer written by answerBody (/graphql over HTTP), the packed records themselves, written as those objects'
  * JSON when the answer is (answer-body.ts)
  */
-function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+function plainRecordsResolver(
+  listOf: GraphQLFieldResolver<unknown, GraphQLContext>,
+  countFields: CountFields,
+): GraphQLFieldResolver<unknown, GraphQLContext> {
   return (domain, args, ctx, info) => {
-    const { keys, fields, json } = parsedShape((args as Record<string, unknown>)[SHAPE] as string);
+    const { keys, fields, json, counts } = parsedShape((args as Record<string, unknown>)[SHAPE] as string);
     // Domain.records reads its own arguments by name: `_shape` beside them is not copied away (a copy of the
     // arguments per zone was 0.3 MB of the nested answer's garbage)
-    const plain = (records: unknown): unknown => {
+    const plain = (records: unknown, given: GivenValues = []): unknown => {
       if (records instanceof PackedRecords)
-        return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : plainRecordObjects(records, keys, fields);
+        return ctx.answerBodyWritten
+          ? new PlainRecordList(records, keys, fields, json, given)
+          : plainRecordObjects(records, keys, fields, given);
       // a zone read row by row (recordsGroupedByDomain), or without records
-      return [...(records as Iterable<RecordRow>)].map((record) => {
+      return [...(records as Iterable<RecordRow>)].map((record, i) => {
         const plain: Record<string, unknown> = {};
         for (let k = 0; k < fields.length; k++) {
           const field = fields[k];
-          plain[keys[k]] = typeof field !== 'string' ? field.value : field === 'id' ? String(record.id) : record[field];
+          plain[keys[k]] =
+            typeof field !== 'string'
+              ? 'given' in field
+                ? given[field.given][i]
+                : field.value
+              : field === 'id'
+                ? String(record.id)
+                : record[field];
         }
         return plain;
       });
     };
+    const withCounts = async (records: unknown): Promise<unknown> => {
+      const rows = [...(records as Iterable<RecordRow>)];
+      let given: GivenValues;
+      try {
+        given = await countsOf(rows, counts, countFields, ctx, info);
+      } catch (error) {
+        throw new AnswerAsWritten(error);
+      }
+      return plain(records instanceof PackedRecords ? records : rows, given);
+    };
     // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
+    // unless their counts are asked
     const records = listOf(domain, args, ctx, info);
+    if (counts.length) {
+      // up to where the counts were rolled up (read once per operation) is read while the records are, not after
+      ctx.loaders.analyticsMarks().catch(() => undefined);
+      return Promise.resolve(records).then(withCounts);
+    }
     return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function'
       ? Promise.resolve(records).then(plain)
       : plain(records);
