@@ -2106,6 +2106,14 @@ const OPS: Op[] = [
     'USER_NOT_FOUND',
     (key, user) => rest(key, 'get', `/user/limits/${user}`),
   ),
+  // an account's traffic names every owner of its zones: read where each of them is read whole (every profile that
+  // reads A and B whole reads the spare zone too), another user's never
+  userOp(
+    'GET /user/queries/:id',
+    (p) => (p.readsWhole.includes(A) && p.readsWhole.includes(B) ? 'ok' : 'FORBIDDEN_BY_POLICY'),
+    'USER_NOT_FOUND',
+    (key, user) => rest(key, 'get', `/user/queries/${user}`, { query: { since: new Date(Date.now() - 86_400_000).toISOString() } }),
+  ),
   adminOnlyOp('PUT /user/limits/:id', (key) => [
     ['its own user', 'FORBIDDEN', () => rest(key, 'put', `/user/limits/${userId}`, { body: { max_zones: 1 } })],
     ['another user', 'FORBIDDEN', () => rest(key, 'put', `/user/limits/${otherUserId}`, { body: { max_zones: 1 } })],

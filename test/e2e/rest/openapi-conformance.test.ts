@@ -210,6 +210,14 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call; accepted?: 
     },
     bad: { method: 'get', path: `/api/domain/queries/${f.zone}`, query: { since: 'yesterday' } },
   }),
+  getUserQueries: (f) => ({
+    good: {
+      method: 'get',
+      path: `/api/user/queries/${f.userId}`,
+      query: { since: new Date(Date.now() - 86_400_000).toISOString(), by: 'RCODE,ZONE' },
+    },
+    bad: { method: 'get', path: `/api/user/queries/${f.userId}`, query: { since: new Date().toISOString(), by: 'OWNER' } },
+  }),
   getDomainTopNames: (f) => ({
     good: { method: 'get', path: `/api/domain/top-names/${f.zone}`, query: { since: new Date(Date.now() - 86_400_000).toISOString() } },
     bad: { method: 'get', path: `/api/domain/top-names/${f.zone}`, query: { since: new Date().toISOString(), first: '0' } },
