@@ -49,12 +49,13 @@ const FROM_DECISION_MS = 1_000;
 /** PowerDNS reads its NOTIFY queue once a second: a second more */
 const POWERDNS_MORE_MS = 1_000;
 /**
- * what a busy host adds to each bound: CI runs two lanes side by side on two cores, where the write, the NOTIFY and
- * each secondary's transfer wait for a core (measured at load 10–22: 0.3–2.6 s from the decision; on a host about
- * twice as slow for small requests, whose clean-clone CI took 37 minutes, up to 4.2 s); every sample is printed,
+ * what a busy host adds to each bound: CI runs three lanes side by side on two cores, where the write, the NOTIFY
+ * and each secondary's transfer wait for a core (measured at load 10–22: 0.3–2.6 s from the decision; on a host
+ * about twice as slow for small requests, whose clean-clone CI took 37 minutes, up to 4.2 s; on 2026-11-29's CI
+ * host, its cores busy throughout, PowerDNS served the kill more than 12 s after it); every sample is printed,
  * and docs/steering.md has the figures of a quiet host beside the bounds
  */
-const BUSY_HOST_MS = 3_500;
+const BUSY_HOST_MS = 6_000;
 
 const first = new Endpoint();
 const second = new Endpoint();
@@ -219,7 +220,8 @@ test('a killed endpoint leaves every secondary’s answer within 7 s, all down s
   );
   const validator = pollValidator(unbound, `app.${SIGNED}`);
 
-  await transition('killed', () => first.stop(), ['192.0.2.2'], ['first'], 'down', 12_000);
+  // (30 s: a bound on a hang; the bounds of each sample are asserted below)
+  await transition('killed', () => first.stop(), ['192.0.2.2'], ['first'], 'down', 30_000);
   await transition(
     'all down',
     async () => {
@@ -229,7 +231,7 @@ test('a killed endpoint leaves every secondary’s answer within 7 s, all down s
     ['203.0.113.9'],
     ['second', 'fallback'],
     'down',
-    12_000,
+    30_000,
   );
 
   // after a transition, the signed zone as the primary and as a secondary serve it passes the verifiers
