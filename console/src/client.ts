@@ -1,4 +1,5 @@
 import { Cache, cacheExchange } from '@urql/exchange-graphcache';
+import { retryExchange } from '@urql/exchange-retry';
 import { createClient as createWsClient } from 'graphql-ws';
 import { Client, CombinedError, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
 import { CONSISTENCY_TOKEN, ConsistencyToken } from './consistency-token';
@@ -11,6 +12,17 @@ export function isAuthFailure(error: CombinedError | undefined): boolean {
   if (!error) return false;
   const status = (error.response as Response | undefined)?.status;
   return status === 401 || error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED');
+}
+
+/**
+ * Is this a read the service could not answer for now: a 503 (its database away or its pool busy past 4 s,
+ * docs/deployment.md) or no answer at all? Such a read is asked again; a write never is (the service may have
+ * committed it before the answer was lost), and a 4xx is the caller's to fix.
+ */
+function worthAskingAgain(error: CombinedError, kind: string): boolean {
+  if (kind !== 'query') return false;
+  const status = (error.response as Response | undefined)?.status;
+  return status === 503 || (status === undefined && error.networkError !== undefined);
 }
 
 function invalidateZoneLists(cache: Cache): void {
@@ -167,6 +179,14 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
             },
           },
         },
+      }),
+      // a read refused for a moment is asked again twice, 4–7 s in all, before the page shows the outage
+      retryExchange({
+        initialDelayMs: 1000,
+        maxDelayMs: 4000,
+        randomDelay: true,
+        maxNumberAttempts: 3,
+        retryIf: (error, operation) => worthAskingAgain(error, operation.kind),
       }),
       fetchExchange,
       subscriptionExchange({

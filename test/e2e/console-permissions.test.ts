@@ -297,7 +297,13 @@ test('a zone under review: the editor’s save is sent for review, the admin app
 
     // the record is then listed, and the review kept with the request
     await other.getByRole('link', { name: 'Records', exact: true }).click();
-    await other.getByText('192.0.2.80').waitFor();
+    await other
+      .getByText('192.0.2.80')
+      .waitFor()
+      .catch(async (error: Error) => {
+        const shown = await other.locator('section[aria-labelledby="zone-title"]').textContent();
+        throw new Error(`${error.message}\nthe zone page showed: ${shown}`, { cause: error });
+      });
     const request = await app.gql(`query($id: ID!) { changeRequest(id: $id) { status reviews { reviewer comment } } }`, { id });
     expect(request.data.changeRequest).toEqual({ status: 'APPLIED', reviews: [{ reviewer: person('admin'), comment: 'looks right' }] });
   } finally {
