@@ -110,6 +110,19 @@ it('the admin key moves a zone at once: the old account’s key no longer sees i
     'zt-admin.test',
   ]);
   expect(rows[0]).toMatchObject({ kind: 'zone-moved', serial_before: rows[0].serial_after });
+  // the new owner reads the move in the zone's history, as every other journal row
+  const history = await app.gql(
+    `query($n: String!) { domain(name: $n) { changes(first: 2) { nodes { kind entryKind serialBefore serialAfter } } } }`,
+    { n: 'zt-admin.test' },
+    bobKey,
+  );
+  expect(history.errors).toBeUndefined();
+  expect(history.data.domain.changes.nodes[0]).toEqual({
+    kind: 'zone-moved',
+    entryKind: 'ZONE_MOVED',
+    serialBefore: Number(rows[0].serial_after),
+    serialAfter: Number(rows[0].serial_after),
+  });
   const { rows: counts } = await db.query(`select id::text, zone_count from users where id in ($1, $2) order by id`, [alice, bob]);
   expect(counts.map((c) => c.zone_count)).toEqual([7, 1]);
   expect(errorCode(await app.gql(MOVE, { z: 'zt-admin.test', u: bob }))).toBe('ZONE_TRANSFER_TO_SAME_ACCOUNT');

@@ -34,6 +34,7 @@ export enum ZoneChangeEntryKindEnum {
   ZONE_CHANGED = 'zone-changed',
   ZONE_DELETED = 'zone-deleted',
   COMMENTS_CHANGED = 'comment-changed',
+  ZONE_MOVED = 'zone-moved',
 }
 registerEnumType(ZoneChangeEntryKindEnum, {
   name: 'ZoneChangeEntryKind',
@@ -44,6 +45,10 @@ registerEnumType(ZoneChangeEntryKindEnum, {
     ZONE_DELETED: { description: 'The zone was deleted.' },
     COMMENTS_CHANGED: {
       description: 'Only RRsets’ comments changed (`comments`): no DNS data, so no serial step (`serialBefore` = `serialAfter`).',
+    },
+    ZONE_MOVED: {
+      description:
+        'The zone moved to another account (`moveZone`, or an accepted transfer offer): no DNS data changed, so no serial step (`serialBefore` = `serialAfter`).',
     },
   },
 });
@@ -88,13 +93,14 @@ export class ZoneChangeEntry {
   id!: number;
 
   @Field({
-    description: 'zone-created, zone-changed, zone-deleted or comment-changed.',
+    description: 'zone-created, zone-changed, zone-deleted, comment-changed or zone-moved.',
     deprecationReason: 'Use `entryKind`, the same as the ZoneChangeEntryKind enum (since 2026-11-29).',
   })
   kind!: string;
 
   @Field(() => ZoneChangeEntryKindEnum, {
-    description: 'What the change did to the zone: made it, changed it, deleted it, or changed only RRsets’ comments.',
+    description:
+      'What the change did to the zone: made it, changed it, deleted it, changed only RRsets’ comments, or moved it to another account.',
   })
   entryKind!: string;
 
