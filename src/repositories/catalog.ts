@@ -86,7 +86,7 @@ export async function unlistMembers(sql: Sql, ids: number[]): Promise<void> {
   await sql.rows('delete from catalog_departures where domain_id = any($1::bigint[])', [ids]);
 }
 
-/** whether some zone waits to join the catalog (the partial index domains_catalog_waiting_index) */
+/** whether some zone waits to join the catalog (the partial index domains_catalog_waiting_set_index) */
 export async function hasWaitingMembers(sql: Sql): Promise<boolean> {
   const rows = await sql.rows(`select 1 from domains d where ${waiting('d')} limit 1`);
   return rows.length > 0;
