@@ -46,12 +46,15 @@ const CLAIM_CTES = `claimed as (
                   and (select set_config('synchronous_commit', 'off', true)) is not null
                returning id, domain_id, zone, kind, serial_after),
              pending as (
-               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
+               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade). Each
+               -- claimed zone is looked up by its key (a lateral probe): planned for a full batch, a join read
+               -- every zone to hash them, a scan that grew with the zones for a claim of a few
                insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
                select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
-                 from domains d join nameserver_sets n on n.id = d.nameserver_set
+                 from (select distinct domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted') c
+                      cross join lateral (select x.id, x.nameserver_set from domains x where x.id = c.domain_id limit 1) d
+                      join nameserver_sets n on n.id = d.nameserver_set
                       cross join unnest(coalesce(n.secondaries, $2::text[])) as s(server)
-                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
                on conflict (domain_id, server) do update
                  set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())`;
 
