@@ -246,10 +246,13 @@ export interface FanoutSubscription {
  * Whether settled events wait after the fan-out's place (read without a lock): the fan-out's steps lock the place
  * only then. A row lock is a WAL record, and the commit of a transaction that wrote one waits for a WAL flush: a
  * step with nothing to pass (the duty's tick, four a second, and the steps that find a write's event already
- * passed) then costs no flush.
+ * passed) then costs no flush. The place is read first, as values, and the events after it in the feed's order
+ * (its index): compared with another table's columns, or asked as an `exists` (which PostgreSQL plans without the
+ * order), every event was read, 46 ms at 65,000 events on every step.
  */
-const FANOUT_WAITING_SQL = `exists (select 1 from webhook_fanout w, events e
-   where w.id = 1 and (e.xid, e.id) > (w.xid, w.event_id) and ${SETTLED_SQL})`;
+const FANOUT_WAITING_SQL = `coalesce((select true from events e
+   where (e.xid, e.id) > ((select w.xid from webhook_fanout w where w.id = 1), (select w.event_id from webhook_fanout w where w.id = 1))
+     and ${SETTLED_SQL} order by e.xid, e.id limit 1), false)`;
 
 /**
  * One step of the fan-out, in the caller's transaction: takes the fan-out's place in the feed (its row locked,
