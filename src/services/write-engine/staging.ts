@@ -649,7 +649,7 @@ function refuseUnreviewed(zone: LockedZone, request: ZoneChangeRequest, principa
   if (zone.requiredApprovals === 0 || request.review || !gatesOf(request.writer).review) return;
   if (principal.kind === 'admin' && principal.keyId === 0 && principal.via === undefined) return;
   if (confinedToAcmeChallenges(principal.policy)) return;
-  const message = `zone ${zone.name} requires ${zone.requiredApprovals} approval${zone.requiredApprovals === 1 ? '' : 's'} of each change: propose it as a change request (GraphQL proposeZoneChange, applyZoneChanges, or createRecordOrPropose, updateRecordOrPropose and removeRecordOrPropose for one record; REST POST /api/domain/changes/${zone.name})`;
+  const message = `zone ${zone.name} requires ${zone.requiredApprovals} approval${zone.requiredApprovals === 1 ? '' : 's'} of each change: propose it as a change request (GraphQL proposeZoneChange or applyZoneChanges, REST POST /api/domain/changes/${zone.name})`;
   throw new DomainError('ZONE_UNDER_REVIEW', message, [{ field: 'zone', code: 'ZONE_UNDER_REVIEW', message }]);
 }
 
