@@ -13,6 +13,13 @@ type WithCloseWork = Response & { [ON_CLOSE]?: (() => void)[] };
  * «What kept every request's objects alive through young-generation collections»).
  */
 export function whenClosed(res: Response, work: () => void): void {
+  // a client that went while the request was still being authenticated has closed the response already: its
+  // 'close' will not come again, so the work is done now (a user's turn among its requests at once, taken after
+  // those awaits, was otherwise never given back, and four such aborts held every later request of the user)
+  if (res.closed) {
+    work();
+    return;
+  }
   const response = res as WithCloseWork;
   const queued = response[ON_CLOSE];
   if (queued) {

@@ -13,6 +13,7 @@ import { KeyArg, runClient } from '../support/update-clients';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import http from 'node:http';
+import pg from 'pg';
 
 let app: TestApp;
 let dnsPort: number;
@@ -658,6 +659,34 @@ describe("one user's requests at once (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE)
     // with every turn ended, the user is served at once again
     const again = await gated.gql('{ users(first: 1) { nodes { id } } }', {}, noisyKey);
     expect(again.status).toBe(200);
+  });
+
+  test('a client gone while its key was still being checked gives its turn back: the user is not held by requests nobody waits for', async () => {
+    const user = await createUser(gated, 'aborting@limits.test');
+    const keys = await Promise.all([0, 1, 2].map(() => createUserKey(gated, user)));
+    // a key's first use reads the database: that read is held (the table locked by another session) while the
+    // clients go, as a browser's fetch is aborted when the page asks the same again
+    const locker = new pg.Client({ connectionString: gated.settings.databaseUrl });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('lock table api_keys in access exclusive mode');
+      const gone = keys.map((key) => heldRequest(key, true));
+      for (const request of gone) request.answer.catch(() => undefined);
+      await settle();
+      for (const request of gone) request.abandon();
+      await settle();
+      await locker.query('commit');
+    } finally {
+      await locker.end();
+    }
+    await settle();
+    // the user's two turns are free: two requests at once are answered, not held behind the gone ones
+    const answered = await Promise.race([
+      Promise.all([0, 1].map(() => gated.gql('{ users(first: 1) { nodes { id } } }', {}, keys[0]))),
+      new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 10_000)),
+    ]);
+    expect(answered === 'held' ? 'held' : answered.map((res) => res.status)).toEqual([200, 200]);
   });
 
   test("graphql-ws queries and mutations take turns in the same gate as the user's HTTP requests; a subscription takes none", async () => {
