@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
 import { createUser, createZone, errorCode } from '../support/fixtures';
 import { personGql, signIn } from '../support/people';
@@ -195,6 +195,13 @@ test('a key’s rules decide as a role’s do: an ACME key may add its challenge
 });
 
 /** a page signed in as the person of `role` (the session's cookie, as a sign-in leaves it) */
+/** waits for `wanted`; on a timeout, the error says what `shown` showed instead (a stale list, an error, a load) */
+async function waitOrSay(wanted: Locator, shown: Locator, what: string): Promise<void> {
+  await wanted.waitFor().catch(async (error: Error) => {
+    throw new Error(`${error.message}\n${what} showed: ${await shown.textContent()}`, { cause: error });
+  });
+}
+
 async function pageAs(role: Role): Promise<{ context: BrowserContext; page: Page }> {
   // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
@@ -287,23 +294,15 @@ test('a zone under review: the editor’s save is sent for review, the admin app
       .filter({ hasText: `Approved change request ${id}: applied` })
       .waitFor();
     // the queue empty (on a timeout: what the tab showed instead, a stale queue or an error)
-    await other
-      .getByText('No change request is waiting.')
-      .waitFor()
-      .catch(async (error: Error) => {
-        const shown = await other.locator('section[aria-labelledby="review-title"]').textContent();
-        throw new Error(`${error.message}\nthe review tab showed: ${shown}`, { cause: error });
-      });
+    await waitOrSay(
+      other.getByText('No change request is waiting.'),
+      other.locator('section[aria-labelledby="review-title"]'),
+      'the review tab',
+    );
 
     // the record is then listed, and the review kept with the request
     await other.getByRole('link', { name: 'Records', exact: true }).click();
-    await other
-      .getByText('192.0.2.80')
-      .waitFor()
-      .catch(async (error: Error) => {
-        const shown = await other.locator('section[aria-labelledby="zone-title"]').textContent();
-        throw new Error(`${error.message}\nthe zone page showed: ${shown}`, { cause: error });
-      });
+    await waitOrSay(other.getByText('192.0.2.80'), other.locator('section[aria-labelledby="zone-title"]'), 'the zone page');
     const request = await app.gql(`query($id: ID!) { changeRequest(id: $id) { status reviews { reviewer comment } } }`, { id });
     expect(request.data.changeRequest).toEqual({ status: 'APPLIED', reviews: [{ reviewer: person('admin'), comment: 'looks right' }] });
   } finally {
