@@ -195,6 +195,23 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       }),
     );
   };
+  // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
+  const recordsByDomain = perArguments(
+    (args: NestedRecordArgs) =>
+      new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
+        async (domains) => {
+          const groups = await reads.recordsOfZones(ctx, domains, args);
+          return domains.map((d) => groups.get(d.id) ?? []);
+        },
+        { cacheKeyFn: (domain) => domain.id },
+      ),
+  );
+  let defaultCountsSince: Date | undefined;
+  /**
+   * a record's counts' window start without `since`: the last day, as of the operation's first record that asks
+   * (the same for every record of the operation, however its counts are read)
+   */
+  const countsSince = () => (defaultCountsSince ??= new Date(Date.now() - 86_400_000));
   let analyticsMarks: Promise<ReadMarks> | undefined;
   /** up to where the query counts were rolled up, read once per operation: its windows read alike */
   const marks = () => (analyticsMarks ??= services.queryAnalytics.readMarks(ctx));
@@ -227,10 +244,10 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
           return ids.map((id) => byZone.get(id) ?? []);
         }),
     ),
+    countsSince,
     /** Record.queryCount and Record.lastQueried over the records of one level: one statement, by RRset */
     rrsetQueries: perArguments((args: { since?: Date; until?: Date }) => {
-      // without `since`, the last day, as of the operation's first record that asks
-      const window = { since: args.since ?? new Date(Date.now() - 86_400_000), until: args.until };
+      const window = { since: args.since ?? countsSince(), until: args.until };
       return new DataLoader<{ zoneId: number; owner: string; type: string }, { count: number; lastQueried: Date | null }, string>(
         async (rrsets) => services.queryAnalytics.rrsets(ctx, rrsets, window, await marks()),
         { cacheKeyFn: (rrset) => `${rrset.zoneId}\u0000${rrset.owner}\u0000${rrset.type}` },
@@ -334,17 +351,11 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
       );
     }),
     recordsReadWithZones,
-    // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
-    recordsByDomain: perArguments(
-      (args: NestedRecordArgs) =>
-        new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
-          async (domains) => {
-            const groups = await reads.recordsOfZones(ctx, domains, args);
-            return domains.map((d) => groups.get(d.id) ?? []);
-          },
-          { cacheKeyFn: (domain) => domain.id },
-        ),
-    ),
+    /** a zone's nested record list (Domain.records): as read with its zone's list, or through recordsByDomain */
+    zoneRecords(filter: NestedRecordArgs, zone: ZoneRef): Iterable<RecordRow> | Promise<Iterable<RecordRow>> {
+      return recordsReadWithZones(filter).get(zone.id) ?? recordsByDomain(filter).load(zone);
+    },
+    recordsByDomain,
   };
 }
 

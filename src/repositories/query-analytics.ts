@@ -348,6 +348,36 @@ export async function rrsetCounts(
   );
 }
 
+/** a window of an RRset's counts read with its records: [since, until) */
+export interface RrsetCountWindow {
+  since: Date;
+  until: Date;
+}
+
+/**
+ * Each record's RRset counts as one text, for the nested record lists that read them in the records' own
+ * statement (read-model/records.ts): the sum over each window, then the last query in milliseconds since the
+ * epoch (empty: never queried), between ASCII's unit separators. `record` names the records' table in that
+ * statement. What `rrsetCounts` reads, as a probe of the same indexes per record rather than a second statement
+ * after the records' (bench/FINDINGS.md, «The records' counts in the records' statement»). The marks each
+ * resolution is served from are read in the statement itself, so its counts are those of one moment of the
+ * rollups.
+ */
+export function rrsetCountsText(add: (value: unknown) => string, record: string, windows: readonly RrsetCountWindow[]): string {
+  const mark = (resolution: number) => `(select "through" from "query_rollups" where "resolution" = ${resolution})`;
+  const served = SERVED(mark(3600), mark(86400)).replace(/"(resolution|bucket)"/g, 'c."$1"');
+  const ofRrset = (table: string) =>
+    `${table}."zone_id" = ${record}."domain_id" and ${table}."owner" = ${record}."owner" and ${table}."type" = ${record}."type"`;
+  const sums = windows.map(
+    (window) =>
+      `coalesce((select sum(c."count") from "query_counts" c
+        where ${ofRrset('c')} and c."bucket" >= ${add(window.since)}::timestamptz and c."bucket" < ${add(window.until)}::timestamptz
+          and ${served})::text, '0')`,
+  );
+  const last = `coalesce((select floor(extract(epoch from l."at") * 1000)::bigint::text from "query_last_seen" l where ${ofRrset('l')}), '')`;
+  return [...sums, last].join(' || chr(31) || ');
+}
+
 /** whether a collector has reported (a secondary seen, and not yet pruned): the "in use" guard reads nothing else */
 export async function analyticsReported(sql: Sql): Promise<boolean> {
   const [row] = await sql.rows<{ reported: boolean }>(`select exists (select 1 from "query_secondaries") as "reported"`);

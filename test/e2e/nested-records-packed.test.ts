@@ -7,6 +7,7 @@
 import { Client } from 'pg';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
+import { writeTally } from '../../src/repositories/query-analytics';
 
 let app: TestApp;
 let db: Client;
@@ -87,6 +88,46 @@ test('stored values holding the separators are answered as stored, with no forge
   expect(answered['field.packed.test'].some((r: { rdata: string }) => r.rdata === '192.0.2.1\u001f1')).toBe(true);
   // the other zone of the same batch is unaffected
   expect(answered['plain.packed.test']).toEqual(stored['plain.packed.test']);
+});
+
+test("each record's counts, read with the packed records, or apart for a zone read row by row, are its RRset's", async () => {
+  // the zone of a forged record (read row by row) and a plain one (packed), their TXT RRsets queried
+  const { rows } = await db.query(`select id, name from domains where name in ('plain.packed.test', 'record.packed.test')`);
+  const minute = Math.floor(Date.now() / 60_000) * 60_000 - 120_000;
+  await writeTally(
+    app.service.database.db,
+    rows.map((zone, i) => ({
+      zoneId: Number(zone.id),
+      minute,
+      owner: 'txt',
+      type: 'TXT',
+      rcode: 0,
+      secondary: 'ns1',
+      count: 3 + i,
+      lastAt: minute + 1_234,
+    })),
+    [],
+    new Date(),
+  );
+  const query = `{ users(first: 10) { nodes { domains(first: 10) { name records(first: 100) { owner type queryCount lastQueried } } } } }`;
+  for (let run = 0; run < 2; run++) {
+    // the first run on graphql-js, the second compiled, whose plain lists read the counts with the records
+    const res = await app.gql(query);
+    expect(res.errors).toBeUndefined();
+    const zones = res.data.users.nodes.flatMap((u: { domains: unknown[] }) => u.domains);
+    for (const zone of rows) {
+      const records = zones.find((d: { name: string }) => d.name.replace(/\.$/, '') === zone.name).records;
+      const i = rows.indexOf(zone);
+      expect(records.find((r: { owner: string }) => r.owner === 'txt')).toEqual({
+        owner: 'txt',
+        type: 'TXT',
+        queryCount: 3 + i,
+        lastQueried: new Date(minute + 1_234).toISOString(),
+      });
+      expect(records.filter((r: { queryCount: number }) => r.queryCount > 0)).toHaveLength(1);
+      expect(records.filter((r: { lastQueried: string | null }) => r.lastQueried !== null)).toHaveLength(1);
+    }
+  }
 });
 
 test('first and filters apply per zone, in id order, on both read paths', async () => {

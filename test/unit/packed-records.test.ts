@@ -5,6 +5,7 @@
  * the zone is read row by row; the e2e test nested-records-packed.test.ts forges the separators in the table.
  */
 import { PackedRecords } from '../../src/repositories/read-model';
+import { unpackedCounts } from '../../src/repositories/read-model/packed-records';
 import { answerBody, PlainRecordList } from '../../src/graphql/fast-path/answer-body';
 import {
   JsonRecordShape,
@@ -151,5 +152,37 @@ describe('PackedRecords', () => {
       expect((body as Buffer).equals(Buffer.from(plain))).toBe(true);
       expect(answerBody({ data: { a: '\u0000x' } })).toBe(JSON.stringify({ data: { a: '\u0000x' } }));
     });
+  });
+});
+
+describe('unpackedCounts', () => {
+  const records = (counts: string | undefined) =>
+    PackedRecords.of(4, 'example.com', pack([7, 'www', 'A', '192.0.2.1', 300], [9, 'mail', 'MX', '10 mx.example.net.', 60]), 2, counts)!;
+
+  it("gives each window's sums and the last queries as columns, in the records' order", () => {
+    const counts = unpackedCounts(records(pack([5, 12, 1764460800123], [0, 3, ''])), 2);
+    expect(counts).toEqual({
+      sums: [
+        [5, 0],
+        [12, 3],
+      ],
+      lastQueried: [1764460800123, null],
+    });
+    // no window: the last queries alone
+    expect(unpackedCounts(records(pack([''], [42])), 0)).toEqual({ sums: [], lastQueried: [null, 42] });
+  });
+
+  it('gives nothing when the list did not ask for them, or when they are not one entry per record of its fields', () => {
+    expect(unpackedCounts(records(undefined), 1)).toBeUndefined();
+    for (const forged of [
+      pack([5, 1]), // one record short
+      pack([5, 1], [0, ''], [1, 2]), // one record too many
+      pack([5, 1, 2], [0, '']), // a field too many
+      pack([5], [0, '']), // a field short
+      pack(['', 1], [0, '']), // a sum that is empty
+      pack(['x', 1], [0, '']), // a sum that is not a number
+      pack([5, '1x'], [0, '']), // a last query that is not a number
+    ])
+      expect(unpackedCounts(records(forged), 1)).toBeUndefined();
   });
 });

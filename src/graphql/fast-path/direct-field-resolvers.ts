@@ -13,7 +13,7 @@ import type { DomainType } from '../types/domain.type';
 import type { RecordType } from '../types/record.type';
 import type { UserType } from '../types/user.type';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
-import { plainRecordListsBelow } from './plain-record-lists';
+import { plainRecordListsBelow, type PlainRecordListBelow } from './plain-record-lists';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {
@@ -50,9 +50,9 @@ function direct<TRoot, TArgs = Record<string, never>>(
  * the arguments of the plain record lists right below a list of zones (plain-record-lists.ts), for its resolver to
  * read ahead with the zones; none where one cannot be read (its own resolver then reports the error where it is)
  */
-function plainListsBelow(info: GraphQLResolveInfo): Record<string, unknown>[] {
+function plainListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): PlainRecordListBelow[] {
   try {
-    return plainRecordListsBelow(info);
+    return plainRecordListsBelow(info, ctx);
   } catch {
     return [];
   }
@@ -92,7 +92,9 @@ const propagation = new PropagationResolver();
  * resolver reads the same values from GraphQL's own objects.
  */
 export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
-  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) => users.domains(args, user, ctx, plainListsBelow(info))),
+  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) =>
+    users.domains(args, user, ctx, plainListsBelow(info, ctx)),
+  ),
   direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx, info) =>
     users.domainsConnection(args, user, ctx, info),
   ),

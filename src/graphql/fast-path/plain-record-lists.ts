@@ -1,3 +1,5 @@
+// Domain.records's filter is made by its resolver's module, whose types are type-graphql's decorated classes
+import 'reflect-metadata';
 import {
   astFromValue,
   DocumentNode,
@@ -24,6 +26,9 @@ import {
   visit,
 } from 'graphql';
 import { PackedRecords, RecordRow } from '../../repositories/read-model';
+import { unpackedCounts } from '../../repositories/read-model/packed-records';
+import { countsWindow } from '../../services/operations/query-analytics.service';
+import { nestedRecordsFilter } from '../resolvers/domain.resolver';
 import type { GraphQLContext } from '../context';
 import { PlainRecordList } from './answer-body';
 import { GivenValues, JsonRecordShape, PackedField, plainRecordObjects } from './packed-json';
@@ -316,6 +321,54 @@ async function countsOf(
   );
 }
 
+/** the windows a list's counts are read over, distinct, and each count member's window (-1: `lastQueried`) */
+interface CountsAsked {
+  windows: { since: Date; until?: Date }[];
+  windowOf: number[];
+}
+
+/**
+ * The windows of a list's count members as this run's variables give them (graphql-js's own reading of
+ * Record.queryCount's arguments), `since` defaulting to the operation's (loaders.ts, countsSince): the same
+ * values, and so the same filter, wherever the list's records are read (its resolver, or its zones' list ahead)
+ */
+function countsAsked(
+  members: readonly CountMember[],
+  queryCount: CountFields['queryCount'],
+  variables: GraphQLResolveInfo['variableValues'],
+  ctx: GraphQLContext,
+): CountsAsked {
+  const windows: CountsAsked['windows'] = [];
+  const keys: string[] = [];
+  const windowOf = members.map((member) => {
+    if (member.field === 'lastQueried') return -1;
+    const args = getArgumentValues(queryCount, member.node, variables) as { since?: Date; until?: Date };
+    const window = { since: args.since ?? ctx.loaders.countsSince(), until: args.until };
+    const key = `${window.since.getTime()}/${window.until?.getTime()}`;
+    const at = keys.indexOf(key);
+    if (at !== -1) return at;
+    keys.push(key);
+    return windows.push(window) - 1;
+  });
+  return { windows, windowOf };
+}
+
+/**
+ * Each count member's values for the records as the records' own statement read them (PackedRecords.counts), as
+ * their scalars serialize them; undefined when they were not read so (a zone read row by row)
+ */
+function givenFromPacked(records: unknown, asked: CountsAsked, fields: CountFields): GivenValues | undefined {
+  if (!(records instanceof PackedRecords)) return Array.isArray(records) && records.length === 0 ? asked.windowOf.map(() => []) : undefined;
+  if (records.length === 0) return asked.windowOf.map(() => []);
+  const counts = unpackedCounts(records, asked.windows.length);
+  if (!counts) return undefined;
+  return asked.windowOf.map((w) =>
+    w === -1
+      ? counts.lastQueried.map((ms) => (ms === null ? null : fields.date.serialize(new Date(ms))))
+      : counts.sums[w].map((sum) => fields.count.serialize(sum)),
+  );
+}
+
 /**
  * `_plainRecords`: Domain.records's resolver, its records as the plain objects the operation asks for; in an
  * answer written by answerBody (/graphql over HTTP), the packed records themselves, written as those objects'
@@ -351,7 +404,10 @@ function plainRecordsResolver(
         return plain;
       });
     };
-    const withCounts = async (records: unknown): Promise<unknown> => {
+    const withCounts = async (records: unknown, asked: CountsAsked): Promise<unknown> => {
+      const packed = givenFromPacked(records, asked, countFields);
+      if (packed) return plain(records, packed);
+      // not read with the records (a zone read row by row): read as the records' own resolvers read them
       const rows = [...(records as Iterable<RecordRow>)];
       let given: GivenValues;
       try {
@@ -361,14 +417,22 @@ function plainRecordsResolver(
       }
       return plain(records instanceof PackedRecords ? records : rows, given);
     };
-    // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
-    // unless their counts are asked
-    const records = listOf(domain, args, ctx, info);
     if (counts.length) {
-      // up to where the counts were rolled up (read once per operation) is read while the records are, not after
-      ctx.loaders.analyticsMarks().catch(() => undefined);
-      return Promise.resolve(records).then(withCounts);
+      // the counts are read in the records' own statement (one round trip): the list's filter with their windows,
+      // as Domain.records makes it; a window it cannot read is answered as written
+      let asked: CountsAsked;
+      try {
+        asked = countsAsked(counts, countFields.queryCount, info.variableValues, ctx);
+        for (const window of asked.windows) countsWindow(window);
+      } catch (error) {
+        throw new AnswerAsWritten(error);
+      }
+      const zone = domain as { id: number; name: string };
+      const records = ctx.loaders.zoneRecords(nestedRecordsFilter(args as never, ctx, asked.windows), { id: zone.id, name: zone.name });
+      return Promise.resolve(records).then((read) => withCounts(read, asked));
     }
+    // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
+    const records = listOf(domain, args, ctx, info);
     return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function'
       ? Promise.resolve(records).then(plain)
       : plain(records);
@@ -378,19 +442,29 @@ function plainRecordsResolver(
 /**
  * The arguments of each plain `Domain.records` list (`_plainRecords`) asked for right below a list of zones (the
  * field `info` resolves: `User.domains { … records(first: 10) { owner type rdata ttl } }`), as its resolver will
- * get them, so that the zones' loader can read those records with the zones (loaders.ts,
- * recordsReadWithZones). A list under a directive, or inside a fragment, is left to its own resolver.
+ * get them, and the windows of its counts as its resolver will read them, so that the zones' loader can read
+ * those records (and counts) with the zones (loaders.ts, recordsReadWithZones). A list under a directive, or
+ * inside a fragment, is left to its own resolver.
  */
-export function plainRecordListsBelow(info: GraphQLResolveInfo): Record<string, unknown>[] {
+export function plainRecordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): PlainRecordListBelow[] {
   const domain = getNamedType(info.returnType);
   const field = isObjectType(domain) ? domain.getFields()[PLAIN_RECORDS] : undefined;
   if (!field) return [];
-  const lists: Record<string, unknown>[] = [];
+  const queryCount = (info.schema.getType('Record') as GraphQLObjectType).getFields().queryCount;
+  const lists: PlainRecordListBelow[] = [];
   for (const node of info.fieldNodes) {
     for (const selection of node.selectionSet?.selections ?? []) {
       if (selection.kind !== Kind.FIELD || selection.name.value !== PLAIN_RECORDS || selection.directives?.length) continue;
-      lists.push(getArgumentValues(field, selection, info.variableValues));
+      const args = getArgumentValues(field, selection, info.variableValues);
+      const { counts } = parsedShape(args[SHAPE] as string);
+      lists.push(counts.length ? { args, counts: countsAsked(counts, queryCount, info.variableValues, ctx).windows } : { args });
     }
   }
   return lists;
+}
+
+/** a plain record list below a list of zones: its arguments, and its counts' windows when it asks for counts */
+export interface PlainRecordListBelow {
+  args: Record<string, unknown>;
+  counts?: { since: Date; until?: Date }[];
 }

@@ -18,13 +18,15 @@ import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './p
 
 /**
  * A nested `Domain.records` list's filter as its loaders key it: the same arguments give the same filter, and the
- * same JSON, wherever it is made (Domain.records, and User.domains reading the records with the zones)
+ * same JSON, wherever it is made (Domain.records, and User.domains reading the records with the zones); with
+ * `counts`, the windows of its records' counts, read with them (GraphQL's plain record lists, fast-path/)
  */
-export function nestedRecordsFilter(args: NestedRecordsArgs, ctx: GraphQLContext): NestedRecordArgs {
+export function nestedRecordsFilter(args: NestedRecordsArgs, ctx: GraphQLContext, counts?: NestedRecordArgs['counts']): NestedRecordArgs {
   return {
     owner: args.owner?.toLowerCase() ?? undefined,
     type: typeFilter(args.type, args.recordType),
     perDomain: nestedFirst(args.first, ctx),
+    ...(counts && { counts }),
   };
 }
 
@@ -161,9 +163,7 @@ export class DomainResolver {
     // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
     primeZone(domain, ctx);
     // read with the zone's own list (User.domains, recordsReadWithZones): the list itself, not a promise of it
-    const read = ctx.loaders.recordsReadWithZones(filter).get(domain.id);
-    if (read) return read;
-    return ctx.loaders.recordsByDomain(filter).load({ id: domain.id, name: domain.name });
+    return ctx.loaders.zoneRecords(filter, { id: domain.id, name: domain.name });
   }
 
   @FieldResolver(() => RecordConnection, {

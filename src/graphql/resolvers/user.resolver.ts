@@ -14,6 +14,7 @@ import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
+import type { PlainRecordListBelow } from '../fast-path/plain-record-lists';
 import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './paging';
 
 /**
@@ -22,11 +23,11 @@ import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './p
  * loader reads those records with the zones. A list whose arguments Domain.records refuses is not read ahead:
  * its own resolver reports the error where the list is.
  */
-function recordListsBelow(lists: readonly Record<string, unknown>[], ctx: GraphQLContext): NestedRecordArgs[] {
+function recordListsBelow(lists: readonly PlainRecordListBelow[], ctx: GraphQLContext): NestedRecordArgs[] {
   const filters = new Map<string, NestedRecordArgs>();
-  for (const args of lists) {
+  for (const { args, counts } of lists) {
     try {
-      const filter = nestedRecordsFilter(args, ctx);
+      const filter = nestedRecordsFilter(args, ctx, counts);
       filters.set(JSON.stringify(filter), filter);
     } catch {
       continue;
@@ -95,7 +96,7 @@ export class UserResolver {
     @Ctx() ctx: GraphQLContext,
     // the arguments of the plain record lists below, read ahead with the zones: handed in by the fast path that
     // answers them (fast-path/direct-field-resolvers.ts); none otherwise
-    plainRecordLists: readonly Record<string, unknown>[] = [],
+    plainRecordLists: readonly PlainRecordListBelow[] = [],
   ) {
     const first = nestedFirst(args.first, ctx);
     const records = plainRecordLists.length ? recordListsBelow(plainRecordLists, ctx) : [];

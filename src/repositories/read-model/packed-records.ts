@@ -19,6 +19,12 @@ export class PackedRecords implements Iterable<RecordRow> {
     /** the records' text: each record's id, owner, type, rdata and TTL between FIELD_SEPARATORs, the records between RECORD_SEPARATORs */
     readonly packed: string,
     readonly length: number,
+    /**
+     * each record's RRset counts when the list asked for them (read-model/records.ts, `counts`): per record, in
+     * the same order, the sum over each window asked and the last query (ms since the epoch, empty: never),
+     * between FIELD_SEPARATORs, the records between RECORD_SEPARATORs; its reader checks its shape
+     */
+    readonly counts?: string,
   ) {}
 
   /**
@@ -26,7 +32,7 @@ export class PackedRecords implements Iterable<RecordRow> {
    * ids and TTLs, in ascending id order (PostgreSQL keeps a sorted subquery's order into an aggregate in
    * practice, but does not promise it): the caller reads such a zone row by row.
    */
-  static of(domainId: number, zone: string, packed: string, count: number): PackedRecords | undefined {
+  static of(domainId: number, zone: string, packed: string, count: number, counts?: string): PackedRecords | undefined {
     if (count === 0) return packed === '' ? new PackedRecords(domainId, zone, packed, 0) : undefined;
     let at = 0;
     let previousId = -1;
@@ -38,7 +44,7 @@ export class PackedRecords implements Iterable<RecordRow> {
       previousId = id;
       at = b[4] + 1;
     }
-    return new PackedRecords(domainId, zone, packed, count);
+    return new PackedRecords(domainId, zone, packed, count, counts);
   }
 
   *[Symbol.iterator](): Iterator<RecordRow> {
@@ -59,6 +65,38 @@ export class PackedRecords implements Iterable<RecordRow> {
       at = end + 1;
     }
   }
+}
+
+/**
+ * The packed counts of a zone's records (PackedRecords.counts) as columns: for each of `windows` windows each
+ * record's sum, then each record's last query (ms since the epoch; null: never). Undefined when there are none,
+ * or when the text is not one entry of `windows + 1` decimal fields (the last one may be empty) per record: the
+ * caller reads the counts another way.
+ */
+export function unpackedCounts(records: PackedRecords, windows: number): { sums: number[][]; lastQueried: (number | null)[] } | undefined {
+  const text = records.counts;
+  if (text === undefined) return undefined;
+  const sums: number[][] = Array.from({ length: windows }, () => new Array<number>(records.length));
+  const lastQueried = new Array<number | null>(records.length);
+  let at = 0;
+  for (let i = 0; i < records.length; i++) {
+    const end = i === records.length - 1 ? text.length : text.indexOf(RECORD_SEPARATOR, at);
+    if (end === -1 || (i === records.length - 1 && text.indexOf(RECORD_SEPARATOR, at) !== -1)) return undefined;
+    for (let w = 0; w <= windows; w++) {
+      const next = w === windows ? end : text.indexOf(FIELD_SEPARATOR, at);
+      if (next === -1 || next > end) return undefined;
+      const value = decimal(text, at, next);
+      if (w < windows) {
+        if (value < 0) return undefined;
+        sums[w][i] = value;
+      } else {
+        if (value < 0 && next !== at) return undefined;
+        lastQueried[i] = value < 0 ? null : value;
+      }
+      at = next + 1;
+    }
+  }
+  return { sums, lastQueried };
 }
 
 /** where fieldsAt found the last record's four field separators and its end (f1, f2, f3, f4, end) */

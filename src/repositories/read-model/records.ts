@@ -13,6 +13,7 @@ import {
   type PerParentPage,
 } from './per-parent';
 import { PackedRecords } from './packed-records';
+import { rrsetCountsText, type RrsetCountWindow } from '../query-analytics';
 
 export interface RecordFilter {
   scopeUserId?: number;
@@ -212,6 +213,11 @@ export interface NestedRecordFilter {
   perDomain?: number;
   /** a restricted key's rules: only the records some rule matches */
   readRules?: ReadRules;
+  /**
+   * each record's RRset counts over these windows, and its last query, read with a page of each zone's records
+   * (`perDomain`) as its packed counts (PackedRecords.counts)
+   */
+  counts?: readonly RrsetCountWindow[];
 }
 /** a zone as a parent of nested records: its id and name */
 export interface ZoneRef {
@@ -324,13 +330,13 @@ export async function recordsGroupedByDomain(
 ): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const query = nestedRecordsQuery(new Params(), names, filter);
-  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values, LAZY_TIMES);
+  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain, filter.counts), query.p.values, LAZY_TIMES);
   const groups = new Map<number, Iterable<RecordRow>>();
   const unpackable: ZoneRef[] = [];
   for (const row of packed) {
     const domainId = Number(row.domain_id);
     const zone = names.get(domainId)!;
-    const records = PackedRecords.of(domainId, zone, row.packed, Number(row.record_count));
+    const records = PackedRecords.of(domainId, zone, row.packed, Number(row.record_count), row.counts_packed ?? undefined);
     if (records) groups.set(domainId, records);
     else unpackable.push({ id: domainId, name: zone });
   }
@@ -362,7 +368,7 @@ const PACKED_RECORD = `id::text || chr(31) || owner || chr(31) || type || chr(31
  * PostgreSQL keeps the subquery's order into the aggregate in practice without promising it; the packed
  * records' check sees the order.
  */
-function packedRecordsStatement(query: ChildQuery, perDomain: number | undefined): string {
+function packedRecordsStatement(query: ChildQuery, perDomain: number | undefined, counts: readonly RrsetCountWindow[] | undefined): string {
   if (perDomain === undefined) {
     return `select domain_id, count(*) as record_count, string_agg(${PACKED_RECORD}, chr(30)) as packed
        from (${allChildren(query, ['r.domain_id', 'r.id'])}) as nested
@@ -371,11 +377,14 @@ function packedRecordsStatement(query: ChildQuery, perDomain: number | undefined
   const { p, columns, from, parentColumn, idColumn, parentIds, conditions } = query;
   const parents = p.add(idArray(parentIds));
   const ofOneParent = [`${parentColumn} = parents.id`, ...conditions];
-  return `select parents.id as domain_id, zone.record_count, zone.packed
+  // each record's RRset counts, when asked, probed per record of the page and packed alike, in the same order
+  const countsColumn = counts ? `, ${rrsetCountsText((value) => p.add(value), 'r', counts)} as counts` : '';
+  const countsPacked = counts ? `, string_agg(counts, chr(30)) as counts_packed` : '';
+  return `select parents.id as domain_id, zone.record_count, zone.packed${counts ? ', zone.counts_packed' : ''}
        from unnest(${parents}::bigint[]) as parents(id)
       cross join lateral (
-        select count(*)::int as record_count, string_agg(${PACKED_RECORD}, chr(30)) as packed
-          from (select ${columns} from ${from} ${whereOf(ofOneParent)} order by ${idColumn} limit ${p.add(perDomain)}) as children
+        select count(*)::int as record_count, string_agg(${PACKED_RECORD}, chr(30)) as packed${countsPacked}
+          from (select ${columns}${countsColumn} from ${from} ${whereOf(ofOneParent)} order by ${idColumn} limit ${p.add(perDomain)}) as children
       ) as zone
       where zone.record_count > 0`;
 }

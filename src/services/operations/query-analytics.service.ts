@@ -97,6 +97,13 @@ export interface ZoneQueriesValue {
 
 const invalid = (field: string, message: string) => new DomainError('INVALID_INPUT', message, [{ field, code: 'INVALID_INPUT', message }]);
 
+/** a counts window as asked (`until`: now when absent), checked: `since` before `until` */
+export function countsWindow(input: { since: Date; until?: Date | null }): { since: Date; until: Date } {
+  const until = input.until ?? new Date();
+  if (!(input.since < until)) throw invalid('since', 'since must be before until');
+  return { since: input.since, until };
+}
+
 /** each key's (a zone's, an account's) counts put in the window's buckets, a bucket no secondary covered a gap */
 function bucketed(
   keys: readonly number[],
@@ -286,9 +293,7 @@ export class QueryAnalyticsService {
     const code = rcode === undefined || rcode === null ? undefined : rcodeOf(rcode);
     if (rcode !== undefined && rcode !== null && code === undefined)
       throw invalid('rcode', `unknown RCODE ${rcode} (NOERROR, NXDOMAIN, … or RCODEn)`);
-    const until = input.until ?? new Date();
-    if (!(input.since < until)) throw invalid('since', 'since must be before until');
-    const rows = await topOwners(ctx.db, zoneIds, { since: input.since, until }, first, code, marks);
+    const rows = await topOwners(ctx.db, zoneIds, countsWindow(input), first, code, marks);
     const byZone = new Map<number, { owner: string; count: number }[]>(zoneIds.map((id) => [id, []]));
     for (const row of rows) byZone.get(Number(row.zone_id))?.push({ owner: row.owner, count: Number(row.count) });
     return byZone;
@@ -301,9 +306,7 @@ export class QueryAnalyticsService {
     input: Omit<QueryWindowInput, 'step'>,
     marks: ReadMarks,
   ): Promise<{ count: number; lastQueried: Date | null }[]> {
-    const until = input.until ?? new Date();
-    if (!(input.since < until)) throw invalid('since', 'since must be before until');
-    const rows = await rrsetCounts(ctx.db, rrsets, { since: input.since, until }, marks);
+    const rows = await rrsetCounts(ctx.db, rrsets, countsWindow(input), marks);
     const byKey = new Map(rows.map((row) => [`${row.zone_id}\u0000${row.owner}\u0000${row.type}`, row]));
     return rrsets.map((rrset) => {
       const row = byKey.get(`${rrset.zoneId}\u0000${rrset.owner}\u0000${rrset.type}`);

@@ -21,10 +21,16 @@ import {
   ZoneRef,
 } from '../../repositories/read-model';
 import type { RequestContext } from '../context';
+import { countsWindow } from '../operations/query-analytics.service';
 
 export type { DomainRow, ListedZone, PerParentPage, RecordRow, UserRow, ZoneListFacts, ZoneRef };
-/** a nested record list's filter as its field gives it: the caller's read rules are the service's to add */
-export type NestedRecordArgs = Omit<NestedRecordFilter, 'readRules'>;
+/**
+ * a nested record list's filter as its field gives it: the caller's read rules are the service's to add, and its
+ * counts' windows as asked (`until`: now when absent) the service's to check
+ */
+export type NestedRecordArgs = Omit<NestedRecordFilter, 'readRules' | 'counts'> & { counts?: readonly { since: Date; until?: Date }[] };
+/** a nested record list's filter where only the records are read (pages, their bounds and counts) */
+export type NestedRecordRows = Omit<NestedRecordArgs, 'counts'>;
 
 /**
  * The nested reads of the zone model for a batch of parents (User.domains, Domain.user, Domain.records,
@@ -81,11 +87,14 @@ export class ZoneReadsService {
 
   /** each zone's records the caller may read, grouped by zone id, in id order (`perDomain` of each at most) */
   recordsOfZones(ctx: RequestContext, zones: readonly ZoneRef[], filter: NestedRecordArgs): Promise<Map<number, Iterable<RecordRow>>> {
-    return recordsGroupedByDomain(ctx.db, zones, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
+    // each record's RRset counts, when asked, are read with the records: the records are the caller's to read,
+    // and so are their counts
+    const counts = filter.counts?.map(countsWindow);
+    return recordsGroupedByDomain(ctx.db, zones, { ...filter, counts, readRules: readRulesOf(ctx.principal.policy) });
   }
 
   /** a page of each zone's records the caller may read: `first + 1` after the cursor */
-  recordPagesOfZones(ctx: RequestContext, zones: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordArgs): Promise<RecordRow[]> {
+  recordPagesOfZones(ctx: RequestContext, zones: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordRows): Promise<RecordRow[]> {
     return recordPagesOfDomains(ctx.db, zones, page, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
   }
 
@@ -95,13 +104,13 @@ export class ZoneReadsService {
     zones: readonly ZoneRef[],
     anchors: ReadonlyMap<number, number | undefined>,
     side: 'after' | 'before',
-    filter: NestedRecordArgs,
+    filter: NestedRecordRows,
   ): Promise<Set<number>> {
     return domainsWithRecordsBeyond(ctx.db, zones, anchors, side, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
   }
 
   /** how many records of each zone the caller may read under the filter (a zone without any: not in the map) */
-  recordCountsOfZones(ctx: RequestContext, zoneIds: readonly number[], filter: NestedRecordArgs): Promise<Map<number, number>> {
+  recordCountsOfZones(ctx: RequestContext, zoneIds: readonly number[], filter: NestedRecordRows): Promise<Map<number, number>> {
     return recordCountsByDomainIds(ctx.db, zoneIds, { ...filter, readRules: readRulesOf(ctx.principal.policy) });
   }
 }
