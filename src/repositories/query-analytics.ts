@@ -364,8 +364,11 @@ export interface RrsetCountWindow {
  * rollups.
  */
 export function rrsetCountsText(add: (value: unknown) => string, record: string, windows: readonly RrsetCountWindow[]): string {
-  const mark = (resolution: number) => `(select "through" from "query_rollups" where "resolution" = ${resolution})`;
-  const served = SERVED(mark(3600), mark(86400)).replace(/"(resolution|bucket)"/g, 'c."$1"');
+  // the counts' columns named as the counts' own, then the marks put in (their own "resolution" is the rollups')
+  const served = SERVED('$m1', '$m2')
+    .replace(/"(resolution|bucket)"/g, 'c."$1"')
+    .replaceAll('$m1', `(select "through" from "query_rollups" where "resolution" = 3600)`)
+    .replaceAll('$m2', `(select "through" from "query_rollups" where "resolution" = 86400)`);
   const ofRrset = (table: string) =>
     `${table}."zone_id" = ${record}."domain_id" and ${table}."owner" = ${record}."owner" and ${table}."type" = ${record}."type"`;
   const sums = windows.map(

@@ -3,7 +3,7 @@ import { buildContext } from '../../src/graphql/context';
 import { COMPILED_DOCUMENTS_KEPT } from '../../src/graphql/fast-path/compiled-execution';
 import { plainRecordLists } from '../../src/graphql/fast-path/plain-record-lists';
 import { getSchema } from '../../src/graphql/schema';
-import { writeTally, type CountRow } from '../../src/repositories/query-analytics';
+import { rollUp, writeTally, type CountRow } from '../../src/repositories/query-analytics';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
@@ -44,12 +44,27 @@ beforeAll(async () => {
     count: n,
     lastAt: now - ago + 12_345,
   });
-  await writeTally(
-    app.service.database.db,
-    [count(zones[0], 10 * MINUTE, 'mail', 'MX', 5), count(zones[0], 30 * HOUR, '@', 'SOA', 2), count(zones[1], 48 * HOUR, 'mail', 'MX', 3)],
-    [],
-    new Date(),
-  );
+  const counts = [
+    count(zones[0], 10 * MINUTE, 'mail', 'MX', 5),
+    count(zones[0], 30 * HOUR, '@', 'SOA', 2),
+    count(zones[1], 48 * HOUR, 'mail', 'MX', 3),
+  ];
+  // each minute covered, so that the rollups fold them: the counts are then read from minutes, hours and days by
+  // the rollups' marks, on both engines
+  const covered = counts.map((row) => ({
+    secondary: 'ns1',
+    minute: row.minute,
+    firstAt: row.minute,
+    coveredMs: MINUTE,
+    frames: row.count,
+    answers: row.count,
+    unmatched: 0,
+    malformed: 0,
+    dropped: 0,
+  }));
+  await writeTally(app.service.database.db, counts, covered, new Date());
+  expect(await rollUp(app.service.database.db, 60, 3600)).toBeDefined();
+  expect(await rollUp(app.service.database.db, 3600, 86400)).toBeDefined();
 });
 afterAll(async () => {
   await app?.close();
