@@ -7,13 +7,13 @@ import { PropagationResolver } from '../resolvers/propagation.resolver';
 import { ZoneListingResolver } from '../resolvers/zone-listing.resolver';
 import { RecordPermissionsResolver } from '../resolvers/permissions.resolver';
 import { RecordResolver } from '../resolvers/record.resolver';
-import { UserResolver } from '../resolvers/user.resolver';
+import { UserResolver, type PlainRecordListBelow } from '../resolvers/user.resolver';
 import { ZoneChangeInput, ZoneChangesResolver } from '../resolvers/zone-changes.resolver';
 import type { DomainType } from '../types/domain.type';
 import type { RecordType } from '../types/record.type';
 import type { UserType } from '../types/user.type';
 import type { RecordRow } from '../../services/zones/zone-reads.service';
-import { plainRecordListsBelow, type PlainRecordListBelow } from './plain-record-lists';
+import { plainRecordListsBelow } from './plain-record-lists';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {

@@ -27,8 +27,9 @@ import {
 } from 'graphql';
 import { PackedRecords, RecordRow } from '../../repositories/read-model';
 import { unpackedCounts } from '../../repositories/read-model/packed-records';
-import { countsWindow } from '../../services/operations/query-analytics.service';
+import { countsWindow } from '../../services/zones/counts-window';
 import { nestedRecordsFilter } from '../resolvers/domain.resolver';
+import type { PlainRecordListBelow } from '../resolvers/user.resolver';
 import type { GraphQLContext } from '../context';
 import { PlainRecordList } from './answer-body';
 import { GivenValues, JsonRecordShape, PackedField, plainRecordObjects } from './packed-json';
@@ -461,10 +462,4 @@ export function plainRecordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLCont
     }
   }
   return lists;
-}
-
-/** a plain record list below a list of zones: its arguments, and its counts' windows when it asks for counts */
-export interface PlainRecordListBelow {
-  args: Record<string, unknown>;
-  counts?: { since: Date; until?: Date }[];
 }

@@ -14,8 +14,16 @@ import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
 import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
-import type { PlainRecordListBelow } from '../fast-path/plain-record-lists';
 import { listComplexity, listPage, nestedFirst, nestedListComplexity } from './paging';
+
+/**
+ * A plain record list below a list of zones, as GraphQL's fast path finds it (fast-path/plain-record-lists.ts): its
+ * arguments, and its counts' windows when it asks for its records' counts
+ */
+export interface PlainRecordListBelow {
+  args: Record<string, unknown>;
+  counts?: NestedRecordArgs['counts'];
+}
 
 /**
  * The filters of the plain record lists asked for under a User.domains list (the arguments of each, as GraphQL's

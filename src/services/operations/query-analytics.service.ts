@@ -26,6 +26,7 @@ import {
   type ReadMarks,
 } from '../../repositories/query-analytics';
 import type { RequestContext } from '../context';
+import { countsWindow } from '../zones/counts-window';
 
 /** the most buckets one answer holds (a week of minutes is 10,080) */
 export const MAX_BUCKETS = 2000;
@@ -97,13 +98,6 @@ export interface ZoneQueriesValue {
 
 const invalid = (field: string, message: string) => new DomainError('INVALID_INPUT', message, [{ field, code: 'INVALID_INPUT', message }]);
 
-/** a counts window as asked (`until`: now when absent), checked: `since` before `until` */
-export function countsWindow(input: { since: Date; until?: Date | null }): { since: Date; until: Date } {
-  const until = input.until ?? new Date();
-  if (!(input.since < until)) throw invalid('since', 'since must be before until');
-  return { since: input.since, until };
-}
-
 /** each key's (a zone's, an account's) counts put in the window's buckets, a bucket no secondary covered a gap */
 function bucketed(
   keys: readonly number[],
@@ -145,8 +139,7 @@ export class QueryAnalyticsService {
 
   /** the window checked and aligned: the step widened to the resolution kept for its start */
   window(input: QueryWindowInput, marks: ReadMarks): QueryWindow {
-    const until = input.until ?? new Date();
-    if (!(input.since < until)) throw invalid('since', 'since must be before until');
+    const { until } = countsWindow(input);
     const step = Math.max(input.step, coarsestNeeded(input.since, marks));
     const since = new Date(input.since.getTime() - (input.since.getTime() % (step * 1000)));
     const buckets = Math.ceil((until.getTime() - since.getTime()) / (step * 1000));

@@ -21,7 +21,7 @@ import {
   ZoneRef,
 } from '../../repositories/read-model';
 import type { RequestContext } from '../context';
-import { countsWindow } from '../operations/query-analytics.service';
+import { countsWindow } from './counts-window';
 
 export type { DomainRow, ListedZone, PerParentPage, RecordRow, UserRow, ZoneListFacts, ZoneRef };
 /**
