@@ -213,24 +213,27 @@ test("each record's counts (lastQueried, queryCount) are read in the records' ow
   const id = await createUser(app, 'counted@example.org');
   for (let z = 0; z < 2; z++) await createZone(app, id, `z${z}.counted.test`);
   const counts = `lastQueried day: queryCount week: queryCount(since: "${new Date(Date.now() - 7 * 86_400_000).toISOString()}")`;
+  // what the statements of one answer read of the records and of the counts (other work of the process that may
+  // fall in the answer's time, as the zones' creation sets off, reads neither)
   const read = async (query: string) => {
     await app.gql(query);
-    const count = await countStatements(query);
-    const analytics = statements.filter((sql) => /\bquery_(counts|last_seen|rollups)\b/.test(sql));
-    return { count, analytics };
+    statements.length = 0;
+    const res = await app.gql(query);
+    expect(res.errors).toBeUndefined();
+    const reads = (table: RegExp) => statements.filter((sql) => table.test(sql));
+    return { records: reads(/\bfrom records r\b/), analytics: reads(/\bquery_(counts|last_seen|rollups)\b/) };
   };
-  // the zones, then their records with the counts (no statement of the counts' own, nor of the rollups' marks)
+  // under a zone list: one statement reads the records, and it reads their counts (no statement of the counts'
+  // own, nor of the rollups' marks)
   const zones = await read(`{ domains(userId: "${id}", first: 10) { nodes { name records(first: 10) { owner type ${counts} } } } }`);
-  expect(zones.count).toBe(2);
-  expect(zones.analytics).toHaveLength(1);
-  expect(zones.analytics[0]).toMatch(/\bfrom records r\b/);
+  expect(zones.records).toHaveLength(1);
+  expect(zones.analytics).toEqual(zones.records);
   // the bench's shape: users, their zones and the zones' records with their counts, read ahead with the zones
   const users = await read(
     `{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type ${counts} } } } } }`,
   );
-  expect(users.count).toBe(3);
-  expect(users.analytics).toHaveLength(1);
-  expect(users.analytics[0]).toMatch(/\bfrom records r\b/);
+  expect(users.records).toHaveLength(1);
+  expect(users.analytics).toEqual(users.records);
 });
 
 test("the console's zone list reads each zone's health state with its page, without its findings, and its count beside its page", async () => {

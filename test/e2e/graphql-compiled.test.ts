@@ -49,8 +49,9 @@ beforeAll(async () => {
     count(zones[0], 30 * HOUR, '@', 'SOA', 2),
     count(zones[1], 48 * HOUR, 'mail', 'MX', 3),
   ];
-  // each minute covered, so that the rollups fold them: the counts are then read from minutes, hours and days by
-  // the rollups' marks, on both engines
+  // each minute covered, so that the rollup folds them into hours: the counts are then read from minutes and hours
+  // by the rollups' marks, on both engines (not into days: a day's row that begins before a window's start is not
+  // read, and a count of the last day would then depend on the time of day)
   const covered = counts.map((row) => ({
     secondary: 'ns1',
     minute: row.minute,
@@ -64,7 +65,6 @@ beforeAll(async () => {
   }));
   await writeTally(app.service.database.db, counts, covered, new Date());
   expect(await rollUp(app.service.database.db, 60, 3600)).toBeDefined();
-  expect(await rollUp(app.service.database.db, 3600, 86400)).toBeDefined();
 });
 afterAll(async () => {
   await app?.close();

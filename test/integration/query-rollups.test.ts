@@ -30,7 +30,15 @@ it('rolls minutes into hours and days, prunes the minutes rolled, and reads the 
     `insert into "query_coverage" ("secondary", "resolution", "bucket", "covered_ms", "frames", "answers")
      select 'ns1', 60, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00') + interval '-3 hours' + interval '1 minute', 60000, 12, 12`,
   );
-  const window = { since: new Date(Date.now() - 5 * 3600_000), until: new Date(Date.now() + 60_000), step: 86400 };
+  // a window of days, its start on a day's as the analytics service aligns it (QueryAnalyticsService.window): from
+  // midnight to 03:00 UTC the hour three hours back is yesterday's, and its day, once rolled, starts before
+  // `now - 5 hours`
+  const DAY = 86_400_000;
+  const window = {
+    since: new Date(Math.floor((Date.now() - 5 * 3600_000) / DAY) * DAY),
+    until: new Date(Date.now() + 60_000),
+    step: 86400,
+  };
   const total = async () => {
     const rows = await bucketCounts(db, [zoneId], window, [], await readMarks(db));
     return rows.reduce((sum, row) => sum + Number(row.count), 0);
