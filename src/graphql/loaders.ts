@@ -218,8 +218,6 @@ export function createLoaders(ctx: RequestContext, services: LoaderServices) {
   return {
     listedZones,
     readWithZoneList,
-    /** the marks the analytics loaders read with, read ahead by a plain record list's counts (plain-record-lists.ts) */
-    analyticsMarks: marks,
     /** Domain.queries over the zones of one level (by its arguments): two statements */
     zoneQueries: perArguments(
       (args: QueryWindowInput & { by: QueryDimension[] }) =>

@@ -429,7 +429,7 @@ function plainRecordsResolver(
         throw new AnswerAsWritten(error);
       }
       const zone = domain as { id: number; name: string };
-      const records = ctx.loaders.zoneRecords(nestedRecordsFilter(args as never, ctx, asked.windows), { id: zone.id, name: zone.name });
+      const records = ctx.loaders.zoneRecords(nestedRecordsFilter(args, ctx, asked.windows), { id: zone.id, name: zone.name });
       return Promise.resolve(records).then((read) => withCounts(read, asked));
     }
     // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
