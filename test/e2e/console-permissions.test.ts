@@ -194,7 +194,6 @@ test('a key’s rules decide as a role’s do: an ACME key may add its challenge
   expect(errorCode(refused)).toBe('FORBIDDEN_BY_POLICY');
 });
 
-/** a page signed in as the person of `role` (the session's cookie, as a sign-in leaves it) */
 /** waits for `wanted`; on a timeout, the error says what `shown` showed instead (a stale list, an error, a load) */
 async function waitOrSay(wanted: Locator, shown: Locator, what: string): Promise<void> {
   await wanted.waitFor().catch(async (error: Error) => {
@@ -202,6 +201,7 @@ async function waitOrSay(wanted: Locator, shown: Locator, what: string): Promise
   });
 }
 
+/** a page signed in as the person of `role` (the session's cookie, as a sign-in leaves it) */
 async function pageAs(role: Role): Promise<{ context: BrowserContext; page: Page }> {
   // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
