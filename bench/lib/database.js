@@ -1,5 +1,6 @@
 'use strict';
-// A database of the benchmark's own on BENCH_ADMIN_URL's server, dropped when the work ends.
+// A database of the benchmark's own on BENCH_ADMIN_URL's server, dropped when the work ends (kept with
+// BENCH_KEEP_DATABASE=1, for a look at its statements afterwards: its name is printed).
 const { Client } = require('pg');
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -15,7 +16,8 @@ async function withDatabase(prefix, work) {
   try {
     return await work(url.toString());
   } finally {
-    await admin.query(`drop database if exists "${name}" with (force)`);
+    if (process.env.BENCH_KEEP_DATABASE === '1') process.stdout.write(`[bench] database kept: ${url}\n`);
+    else await admin.query(`drop database if exists "${name}" with (force)`);
     await admin.end();
   }
 }

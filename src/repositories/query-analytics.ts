@@ -72,10 +72,11 @@ export async function writeTally(sql: Sql, counts: readonly CountRow[], coverage
          insert into "query_last_seen" ("zone_id", "owner", "type", "at")
          select "zone_id", "owner", "type", max("last_at") from batch where "owner" <> '' group by 1, 2, 3
          on conflict ("zone_id", "owner", "type") do update set "at" = greatest("query_last_seen"."at", excluded."at"))
-       insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count")
-       select "zone_id", 60, "bucket", "owner", "type", "rcode", "secondary", "count" from batch
+       insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count", "last_at")
+       select "zone_id", 60, "bucket", "owner", "type", "rcode", "secondary", "count", "last_at" from batch
        on conflict ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary")
-       do update set "count" = "query_counts"."count" + excluded."count"`,
+       do update set "count" = "query_counts"."count" + excluded."count",
+         "last_at" = greatest("query_counts"."last_at", excluded."last_at")`,
       params,
     );
   }
@@ -140,8 +141,8 @@ export async function rollUp(sql: Sql, from: Resolution, to: Resolution): Promis
     const range = [from, to, window.start, window.end];
     await sql.affected(`delete from "query_counts" where "resolution" = $1 and "bucket" >= $2 and "bucket" < $3`, range.slice(1));
     await sql.affected(
-      `insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count")
-       select "zone_id", $2, date_bin(${step}, "bucket", ${ORIGIN}), "owner", "type", "rcode", "secondary", sum("count")
+      `insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count", "last_at")
+       select "zone_id", $2, date_bin(${step}, "bucket", ${ORIGIN}), "owner", "type", "rcode", "secondary", sum("count"), max("last_at")
          from "query_counts" where "resolution" = $1 and "bucket" >= $3 and "bucket" < $4
         group by 1, 3, 4, 5, 6, 7`,
       range,
@@ -356,12 +357,17 @@ export interface RrsetCountWindow {
 
 /**
  * Each record's RRset counts as one text, for the nested record lists that read them in the records' own
- * statement (read-model/records.ts): the sum over each window, then the last query in milliseconds since the
- * epoch (empty: never queried), between ASCII's unit separators. `record` names the records' table in that
- * statement. What `rrsetCounts` reads, as a probe of the same indexes per record rather than a second statement
- * after the records' (bench/FINDINGS.md, «The records' counts in the records' statement»). The marks each
- * resolution is served from are read in the statement itself, so its counts are those of one moment of the
- * rollups.
+ * statement (read-model/records.ts): the last query in milliseconds since the epoch (empty: never queried), then
+ * the sum over each window, between ASCII's unit separators. `record` names the records' table in that statement.
+ * What `rrsetCounts` reads, as probes per record rather than a second statement after the records'
+ * (bench/FINDINGS.md, «The records' counts in the records' statement»).
+ *
+ * The first window's probe of `query_counts_rrset_index` reads on from its start to the RRset's latest row, so
+ * that it also gives the last query: a row's `last_at` lies in its bucket, so the latest row at or after the
+ * window's start, whatever its resolution, holds the last query when any does. Only an RRset not queried since
+ * then (or counted before rows had `last_at`) is probed again, in `query_last_seen` (bench/FINDINGS.md, «One
+ * probe per record for the records' counts»). The marks each resolution is served from are read in the statement
+ * itself, so its counts are those of one moment of the rollups.
  */
 export function rrsetCountsText(add: (value: unknown) => string, record: string, windows: readonly RrsetCountWindow[]): string {
   // the counts' columns named as the counts' own, then the marks put in (their own "resolution" is the rollups')
@@ -371,14 +377,20 @@ export function rrsetCountsText(add: (value: unknown) => string, record: string,
     .replaceAll('$m2', `(select "through" from "query_rollups" where "resolution" = 86400)`);
   const ofRrset = (table: string) =>
     `${table}."zone_id" = ${record}."domain_id" and ${table}."owner" = ${record}."owner" and ${table}."type" = ${record}."type"`;
-  const sums = windows.map(
+  const epochMs = (at: string) => `floor(extract(epoch from ${at}) * 1000)::bigint::text`;
+  const lastSeen = `(select ${epochMs('l."at"')} from "query_last_seen" l where ${ofRrset('l')})`;
+  if (!windows.length) return `coalesce(${lastSeen}, '')`;
+  const [first, ...others] = windows.map((window) => ({ since: add(window.since), until: add(window.until) }));
+  const lastAndFirstSum = `(select coalesce(${epochMs('max(c."last_at")')}, ${lastSeen}, '') || chr(31)
+      || coalesce(sum(c."count") filter (where c."bucket" < ${first.until}::timestamptz and ${served}), 0)::text
+      from "query_counts" c where ${ofRrset('c')} and c."bucket" >= ${first.since}::timestamptz)`;
+  const sums = others.map(
     (window) =>
       `coalesce((select sum(c."count") from "query_counts" c
-        where ${ofRrset('c')} and c."bucket" >= ${add(window.since)}::timestamptz and c."bucket" < ${add(window.until)}::timestamptz
+        where ${ofRrset('c')} and c."bucket" >= ${window.since}::timestamptz and c."bucket" < ${window.until}::timestamptz
           and ${served})::text, '0')`,
   );
-  const last = `coalesce((select floor(extract(epoch from l."at") * 1000)::bigint::text from "query_last_seen" l where ${ofRrset('l')}), '')`;
-  return [...sums, last].join(' || chr(31) || ');
+  return [lastAndFirstSum, ...sums].join(' || chr(31) || ');
 }
 
 /** whether a collector has reported (a secondary seen, and not yet pruned): the "in use" guard reads nothing else */

@@ -21,9 +21,10 @@ it('rolls minutes into hours and days, prunes the minutes rolled, and reads the 
   const db = app.service.database.db;
   // two minutes of an hour three hours back, and one of the hour under way
   await db.affected(
-    `insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count")
-     select $1, 60, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00') + o.at, 'www', 'A', 0, 'ns1', o.n
-       from (values (interval '-3 hours' + interval '1 minute', 5), (interval '-3 hours' + interval '2 minutes', 7), (interval '0 minutes', 11)) o(at, n)`,
+    `insert into "query_counts" ("zone_id", "resolution", "bucket", "owner", "type", "rcode", "secondary", "count", "last_at")
+     select $1, 60, b.at, 'www', 'A', 0, 'ns1', o.n, b.at + interval '17 seconds'
+       from (values (interval '-3 hours' + interval '1 minute', 5), (interval '-3 hours' + interval '2 minutes', 7), (interval '0 minutes', 11)) o(at, n),
+       lateral (select date_bin('1 hour', now(), timestamptz '2000-01-01 00:00:00+00') + o.at as at) b`,
     [zoneId],
   );
   await db.affected(
@@ -47,10 +48,13 @@ it('rolls minutes into hours and days, prunes the minutes rolled, and reads the 
 
   expect(await inTransaction(db, (sql) => rollUp(sql, 60, 3600))).toBeInstanceOf(Date);
   expect(await inTransaction(db, (sql) => rollUp(sql, 3600, 86400))).toBeInstanceOf(Date);
-  const hours = await db.rows<{ count: string }>(`select "count" from "query_counts" where "resolution" = 3600 and "zone_id" = $1`, [
-    zoneId,
-  ]);
-  expect(hours.map((row) => Number(row.count))).toEqual([12]);
+  const hours = await db.rows<{ count: string; last_late: boolean }>(
+    `select "count", "last_at" = "bucket" + interval '2 minutes 17 seconds' as "last_late" from "query_counts"
+      where "resolution" = 3600 and "zone_id" = $1`,
+    [zoneId],
+  );
+  // an hour's count is its minutes', and its last answer their latest
+  expect(hours.map((row) => [Number(row.count), row.last_late])).toEqual([[12, true]]);
   expect(await total()).toBe(23);
 
   // the minutes kept an hour: those three hours back are pruned (their hour was rolled), the current ones stay

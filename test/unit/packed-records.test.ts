@@ -159,8 +159,8 @@ describe('unpackedCounts', () => {
   const records = (counts: string | undefined) =>
     PackedRecords.of(4, 'example.com', pack([7, 'www', 'A', '192.0.2.1', 300], [9, 'mail', 'MX', '10 mx.example.net.', 60]), 2, counts)!;
 
-  it("gives each window's sums and the last queries as columns, in the records' order", () => {
-    const counts = unpackedCounts(records(pack([5, 12, 1764460800123], [0, 3, ''])), 2);
+  it("gives the last queries and each window's sums as columns, in the records' order", () => {
+    const counts = unpackedCounts(records(pack([1764460800123, 5, 12], ['', 0, 3])), 2);
     expect(counts).toEqual({
       sums: [
         [5, 0],
@@ -175,13 +175,13 @@ describe('unpackedCounts', () => {
   it('gives nothing when the list did not ask for them, or when they are not one entry per record of its fields', () => {
     expect(unpackedCounts(records(undefined), 1)).toBeUndefined();
     for (const forged of [
-      pack([5, 1]), // one record short
-      pack([5, 1], [0, ''], [1, 2]), // one record too many
-      pack([5, 1, 2], [0, '']), // a field too many
-      pack([5], [0, '']), // a field short
-      pack(['', 1], [0, '']), // a sum that is empty
-      pack(['x', 1], [0, '']), // a sum that is not a number
-      pack([5, '1x'], [0, '']), // a last query that is not a number
+      pack([1, 5]), // one record short
+      pack([1, 5], ['', 0], [2, 1]), // one record too many
+      pack([1, 5, 2], ['', 0]), // a field too many
+      pack([5], ['', 0]), // a field short
+      pack([1, ''], ['', 0]), // a sum that is empty
+      pack([1, 'x'], ['', 0]), // a sum that is not a number
+      pack(['1x', 5], ['', 0]), // a last query that is not a number
     ])
       expect(unpackedCounts(records(forged), 1)).toBeUndefined();
   });

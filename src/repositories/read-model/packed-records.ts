@@ -68,9 +68,9 @@ export class PackedRecords implements Iterable<RecordRow> {
 }
 
 /**
- * The packed counts of a zone's records (PackedRecords.counts) as columns: for each of `windows` windows each
- * record's sum, then each record's last query (ms since the epoch; null: never). Undefined when there are none,
- * or when the text is not one entry of `windows + 1` decimal fields (the last one may be empty) per record: the
+ * The packed counts of a zone's records (PackedRecords.counts) as columns: each record's last query (ms since the
+ * epoch; null: never), then for each of `windows` windows each record's sum. Undefined when there are none, or
+ * when the text is not one entry of `1 + windows` decimal fields (the first one may be empty) per record: the
  * caller reads the counts another way.
  */
 export function unpackedCounts(records: PackedRecords, windows: number): { sums: number[][]; lastQueried: (number | null)[] } | undefined {
@@ -82,16 +82,16 @@ export function unpackedCounts(records: PackedRecords, windows: number): { sums:
   for (let i = 0; i < records.length; i++) {
     const end = i === records.length - 1 ? text.length : text.indexOf(RECORD_SEPARATOR, at);
     if (end === -1 || (i === records.length - 1 && text.indexOf(RECORD_SEPARATOR, at) !== -1)) return undefined;
-    for (let w = 0; w <= windows; w++) {
-      const next = w === windows ? end : text.indexOf(FIELD_SEPARATOR, at);
+    for (let w = -1; w < windows; w++) {
+      const next = w === windows - 1 ? end : text.indexOf(FIELD_SEPARATOR, at);
       if (next === -1 || next > end) return undefined;
       const value = decimal(text, at, next);
-      if (w < windows) {
-        if (value < 0) return undefined;
-        sums[w][i] = value;
-      } else {
+      if (w === -1) {
         if (value < 0 && next !== at) return undefined;
         lastQueried[i] = value < 0 ? null : value;
+      } else {
+        if (value < 0) return undefined;
+        sums[w][i] = value;
       }
       at = next + 1;
     }
