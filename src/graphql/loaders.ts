@@ -38,10 +38,15 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
 /** One DataLoader per distinct argument set of a nested field (e.g. `records(type: "MX")`), made on first use. */
 function perArguments<A, L>(make: (args: A) => L) {
   const loaders = new Map<string, L>();
+  // the same arguments object again (a list level's filter, asked once per zone) is found without writing it out
+  const byObject = new WeakMap<object, L>();
   return (args: A): L => {
+    const known = typeof args === 'object' && args !== null ? byObject.get(args) : undefined;
+    if (known) return known;
     const key = JSON.stringify(args);
     let loader = loaders.get(key);
     if (!loader) loaders.set(key, (loader = make(args)));
+    if (typeof args === 'object' && args !== null) byObject.set(args, loader);
     return loader;
   };
 }

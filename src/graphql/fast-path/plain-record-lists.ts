@@ -354,6 +354,25 @@ function countsAsked(
   return { windows, windowOf };
 }
 
+/** a list level's counts as asked, and the filter its records are read with (or why they cannot be read) */
+type CountsLevel = { asked: CountsAsked; filter: ReturnType<typeof nestedRecordsFilter> } | AnswerAsWritten;
+
+/** each operation's list levels with counts, by the level's field: its zones share the field's arguments */
+const countsLevels = new WeakMap<GraphQLContext['loaders'], Map<FieldNode, CountsLevel>>();
+
+/**
+ * A list level's counts and filter, made for its first zone and the same for the others (the same field and
+ * variables, and the operation's default window): the same filter object, which the records read ahead with the
+ * zones are found by without writing it out again (loaders.ts, perArguments)
+ */
+function countsLevel(ctx: GraphQLContext, field: FieldNode, make: () => CountsLevel): CountsLevel {
+  let levels = countsLevels.get(ctx.loaders);
+  if (!levels) countsLevels.set(ctx.loaders, (levels = new Map()));
+  let level = levels.get(field);
+  if (!level) levels.set(field, (level = make()));
+  return level;
+}
+
 /**
  * Each count member's values for the records as the records' own statement read them (PackedRecords.counts), as
  * their scalars serialize them; undefined when they were not read so (a zone read row by row)
@@ -421,16 +440,19 @@ function plainRecordsResolver(
     if (counts.length) {
       // the counts are read in the records' own statement (one round trip): the list's filter with their windows,
       // as Domain.records makes it; a window it cannot read is answered as written
-      let asked: CountsAsked;
-      try {
-        asked = countsAsked(counts, countFields.queryCount, info.variableValues, ctx);
-        for (const window of asked.windows) countsWindow(window);
-      } catch (error) {
-        throw new AnswerAsWritten(error);
-      }
+      const level = countsLevel(ctx, info.fieldNodes[0], () => {
+        try {
+          const asked = countsAsked(counts, countFields.queryCount, info.variableValues, ctx);
+          for (const window of asked.windows) countsWindow(window);
+          return { asked, filter: nestedRecordsFilter(args, ctx, asked.windows) };
+        } catch (error) {
+          return new AnswerAsWritten(error);
+        }
+      });
+      if (level instanceof AnswerAsWritten) throw level;
       const zone = domain as { id: number; name: string };
-      const records = ctx.loaders.zoneRecords(nestedRecordsFilter(args, ctx, asked.windows), { id: zone.id, name: zone.name });
-      return Promise.resolve(records).then((read) => withCounts(read, asked));
+      const records = ctx.loaders.zoneRecords(level.filter, { id: zone.id, name: zone.name });
+      return Promise.resolve(records).then((read) => withCounts(read, level.asked));
     }
     // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
     const records = listOf(domain, args, ctx, info);
