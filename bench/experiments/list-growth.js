@@ -125,7 +125,9 @@ async function main() {
   } finally {
     await db.end();
     await svc.stop();
-    await admin.query(`drop database if exists "${dbName}" with (force)`);
+    // BENCH_KEEP_DATABASE=1 keeps it, for a look at its statements afterwards (as bench/lib/database.js)
+    if (process.env.BENCH_KEEP_DATABASE === '1') log(`database kept: ${url}`);
+    else await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
   }
   console.log(JSON.stringify(rows));

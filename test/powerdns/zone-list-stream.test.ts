@@ -22,6 +22,18 @@ beforeAll(async () => {
     .set('X-API-Key', ADMIN_KEY)
     .send({ name: 'labelled.list.test.', kind: 'Native', account: 'provider-7', nameservers: ['ns1.list.net.'] });
   expect(labelled.status).toBe(201);
+  const signed = await app.http
+    .post(ZONES)
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ name: 'signed.list.test.', kind: 'Native', dnssec: true, nameservers: ['ns1.list.net.'] });
+  expect(signed.status).toBe(201);
+  // an account is any text, ASCII's separators too (the list's pages come packed between them: such a page is read
+  // row by row), and a kind told as empty is not a kind not told
+  const db = app.service.database.db;
+  expect(
+    await db.affected(`update domains set api_account = 'odd' || chr(31) || 'account' || chr(30) || '1' where name = 'z700.list.test'`),
+  ).toBe(1);
+  expect(await db.affected(`update domains set api_kind = '' where name = 'z3.list.test'`)).toBe(1);
 }, 120_000);
 afterAll(async () => {
   await app?.close();
@@ -35,7 +47,7 @@ test('every zone, streamed, equal to the zones read one by one, in id order', as
   expect(res.headers['transfer-encoding']).toBe('chunked');
   expect(res.headers['content-length']).toBeUndefined();
   const listed = res.body as { id: string; name: string; account: string; kind: string }[];
-  expect(listed).toHaveLength(1201);
+  expect(listed).toHaveLength(1202);
   const ids = (await app.service.database.db.rows('select name from domains order by id')).map((r: { name: string }) => `${r.name}.`);
   expect(listed.map((zone) => zone.name)).toEqual(ids);
 
@@ -49,6 +61,10 @@ test('every zone, streamed, equal to the zones read one by one, in id order', as
   expect(listed).toEqual(byOne);
   expect(listed.find((zone) => zone.name === 'labelled.list.test.')).toMatchObject({ account: 'provider-7', kind: 'Native' });
   expect(listed.find((zone) => zone.name === 'z1.list.test.')).toMatchObject({ account: 'list-b@example.org', kind: 'Master' });
+  expect(listed.find((zone) => zone.name === 'signed.list.test.')).toMatchObject({ dnssec: true, kind: 'Native' });
+  expect(listed.filter((zone) => (zone as { dnssec?: boolean }).dnssec)).toHaveLength(1);
+  expect(listed.find((zone) => zone.name === 'z700.list.test.')).toMatchObject({ account: 'odd\u001faccount\u001e1' });
+  expect(listed.find((zone) => zone.name === 'z3.list.test.')).toMatchObject({ kind: '' });
 }, 120_000);
 
 test("a user's key lists its own zones only, streamed the same way", async () => {
