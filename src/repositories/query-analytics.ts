@@ -321,32 +321,34 @@ export async function topOwners(
   );
 }
 
-/** the RRsets' counts in [since, until) and their last query (ever, as far as the counts are kept) */
+/**
+ * The RRsets' counts in [since, until) and their last query (ever, as far as the counts are kept), by the marks
+ * given (the operation's): the probes of the records' nested lists (rrsetCountsText), over the RRsets asked in one
+ * statement
+ */
 export async function rrsetCounts(
   sql: Sql,
   rrsets: readonly { zoneId: number; owner: string; type: string }[],
-  window: { since: Date; until: Date },
+  window: RrsetCountWindow,
   marks: ReadMarks,
-): Promise<{ zone_id: string; owner: string; type: string; count: string | null; last_queried: Date | null }[]> {
-  return sql.rows(
-    `with wanted as (select * from unnest($1::bigint[], $2::text[], $3::text[]) as w("zone_id", "owner", "type"))
-     select w."zone_id", w."owner", w."type",
-            (select sum(c."count") from "query_counts" c
-              where c."zone_id" = w."zone_id" and c."owner" = w."owner" and c."type" = w."type"
-                and c."bucket" >= $4 and c."bucket" < $5 and ${SERVED('$6::timestamptz', '$7::timestamptz').replace(/"(resolution|bucket)"/g, 'c."$1"')})::bigint as "count",
-            l."at" as "last_queried"
-       from wanted w
-       left join "query_last_seen" l on l."zone_id" = w."zone_id" and l."owner" = w."owner" and l."type" = w."type"`,
-    [
-      rrsets.map((r) => r.zoneId),
-      rrsets.map((r) => r.owner),
-      rrsets.map((r) => r.type),
-      window.since,
-      window.until,
-      marks.hoursThrough ?? null,
-      marks.daysThrough ?? null,
-    ],
+): Promise<{ zoneId: number; owner: string; type: string; count: number; lastQueried: Date | null }[]> {
+  const params: unknown[] = [rrsets.map((r) => r.zoneId), rrsets.map((r) => r.owner), rrsets.map((r) => r.type)];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const rows = await sql.rows<{ zone_id: string; owner: string; type: string; counts: string }>(
+    `select w."domain_id" as "zone_id", w."owner", w."type", ${rrsetCountsText(add, 'w', [window], marks)} as "counts"
+       from unnest($1::bigint[], $2::text[], $3::text[]) as w("domain_id", "owner", "type")`,
+    params,
   );
+  return rows.map((row) => {
+    const [last, count] = row.counts.split('\x1f');
+    return {
+      zoneId: Number(row.zone_id),
+      owner: row.owner,
+      type: row.type,
+      count: Number(count),
+      lastQueried: last ? new Date(Number(last)) : null,
+    };
+  });
 }
 
 /** a window of an RRset's counts read with its records: [since, until) */
@@ -357,24 +359,32 @@ export interface RrsetCountWindow {
 
 /**
  * Each record's RRset counts as one text, for the nested record lists that read them in the records' own
- * statement (read-model/records.ts): the last query in milliseconds since the epoch (empty: never queried), then
- * the sum over each window, between ASCII's unit separators. `record` names the records' table in that statement.
- * What `rrsetCounts` reads, as probes per record rather than a second statement after the records'
- * (bench/FINDINGS.md, «The records' counts in the records' statement»).
+ * statement (read-model/records.ts) and for `rrsetCounts`: the last query in milliseconds since the epoch (empty:
+ * never queried), then the sum over each window, between ASCII's unit separators (chr(31)). `record` names
+ * the table of the RRsets' `domain_id`, `owner` and `type` in that statement. Probes per record, rather than a
+ * second statement after the records' (bench/FINDINGS.md, «The records' counts in the records' statement»).
  *
  * The first window's probe of `query_counts_rrset_index` reads on from its start to the RRset's latest row, so
  * that it also gives the last query: a row's `last_at` lies in its bucket, so the latest row at or after the
  * window's start, whatever its resolution, holds the last query when any does. Only an RRset not queried since
  * then (or counted before rows had `last_at`) is probed again, in `query_last_seen` (bench/FINDINGS.md, «One
- * probe per record for the records' counts»). The marks each resolution is served from are read in the statement
- * itself, so its counts are those of one moment of the rollups.
+ * probe per record for the records' counts»). The marks each resolution is served from are `marks` (an operation's,
+ * read once for all its windows) or, without them, read in the statement itself, so that its counts are those of one
+ * moment of the rollups.
  */
-export function rrsetCountsText(add: (value: unknown) => string, record: string, windows: readonly RrsetCountWindow[]): string {
+export function rrsetCountsText(
+  add: (value: unknown) => string,
+  record: string,
+  windows: readonly RrsetCountWindow[],
+  marks?: ReadMarks,
+): string {
+  const mark = (resolution: 3600 | 86400, given: Date | undefined) =>
+    marks ? `${add(given ?? null)}::timestamptz` : `(select "through" from "query_rollups" where "resolution" = ${resolution})`;
   // the counts' columns named as the counts' own, then the marks put in (their own "resolution" is the rollups')
   const served = SERVED('$m1', '$m2')
     .replace(/"(resolution|bucket)"/g, 'c."$1"')
-    .replaceAll('$m1', `(select "through" from "query_rollups" where "resolution" = 3600)`)
-    .replaceAll('$m2', `(select "through" from "query_rollups" where "resolution" = 86400)`);
+    .replaceAll('$m1', mark(3600, marks?.hoursThrough))
+    .replaceAll('$m2', mark(86400, marks?.daysThrough));
   const ofRrset = (table: string) =>
     `${table}."zone_id" = ${record}."domain_id" and ${table}."owner" = ${record}."owner" and ${table}."type" = ${record}."type"`;
   const epochMs = (at: string) => `floor(extract(epoch from ${at}) * 1000)::bigint::text`;

@@ -199,6 +199,13 @@ test('the counts are in the answers compared (a case compares something)', async
   expect(mx('c3.compiled.test')).toMatchObject({ queryCount: 0, lastQueried: null });
   const soa = records.find((r: any) => r.zone === 'c1.compiled.test' && r.type === 'SOA');
   expect(soa).toMatchObject({ queryCount: 0, lastQueried: expect.stringMatching(/\.345Z$/) });
+  // a window that ended a day ago: c2's MX (two days ago) counted in it, c1's (ten minutes ago) not, though it is
+  // c1's last query
+  const ended = await byGraphQLJs(OPERATIONS.find((o) => o.name.includes('ended before'))!.query, {});
+  const endedMx = (zone: string) => ended.data.domains.nodes.find((z: any) => z.name === zone).records.find((r: any) => r.type === 'MX');
+  expect(endedMx('c1.compiled.test')).toMatchObject({ queryCount: 0, lastQueried: expect.stringMatching(/\.345Z$/) });
+  expect(endedMx('c2.compiled.test')).toMatchObject({ queryCount: 3, lastQueried: expect.stringMatching(/\.345Z$/) });
+  expect(endedMx('c3.compiled.test')).toMatchObject({ queryCount: 0, lastQueried: null });
 });
 
 test("a window the counts refuse (since after until): the operation is graphql-js's, each record's error as before", async () => {

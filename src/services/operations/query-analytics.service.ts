@@ -300,10 +300,10 @@ export class QueryAnalyticsService {
     marks: ReadMarks,
   ): Promise<{ count: number; lastQueried: Date | null }[]> {
     const rows = await rrsetCounts(ctx.db, rrsets, countsWindow(input), marks);
-    const byKey = new Map(rows.map((row) => [`${row.zone_id}\u0000${row.owner}\u0000${row.type}`, row]));
+    const byKey = new Map(rows.map((row) => [`${row.zoneId}\u0000${row.owner}\u0000${row.type}`, row]));
     return rrsets.map((rrset) => {
       const row = byKey.get(`${rrset.zoneId}\u0000${rrset.owner}\u0000${rrset.type}`);
-      return { count: Number(row?.count ?? 0), lastQueried: row?.last_queried ?? null };
+      return { count: row?.count ?? 0, lastQueried: row?.lastQueried ?? null };
     });
   }
 }
