@@ -202,10 +202,12 @@ describe('each bound refuses with a 413 naming itself and its setting', () => {
  * The built service in its own process, started as `npm run serve` starts it, sent a zone file of 1.2 million
  * records (some 31 MB, within IMPORT_BODY_LIMIT) with a user's key: the record quota refuses it while the file is
  * read, at the record that passes it, and the process's RSS (VmRSS from /proc, sampled every 10 ms) stays under
- * 400 MB throughout; before, the parser's worker ran out of heap (a 500 after 11 s, the process at 904 MB).
+ * 450 MB throughout; before, the parser's worker ran out of heap (a 500 after 11 s, the process at 904 MB). Its
+ * peaks are 314–376 MB with the host to itself, and reached 410–423 MB with three CI lanes beside it (the old
+ * generation's garbage of the phase before is collected later on a busy host): 400 MB failed one CI run in four.
  */
 describe('the built service: a 1.2-million-record file with a user key', () => {
-  const RSS_LIMIT_MB = 400;
+  const RSS_LIMIT_MB = 450;
   let database: { url: string; drop(): Promise<void> };
   let child: ChildProcess;
   let base: string;
@@ -300,7 +302,7 @@ describe('the built service: a 1.2-million-record file with a user key', () => {
     await database?.drop();
   });
 
-  it('is refused at the record that passes MAX_RECORDS_PER_ZONE, REST and GraphQL (the CLI), dry run or not (the admin: IMPORT_PARSER_HEAP_MB), under 400 MB; the service answers after', async () => {
+  it('is refused at the record that passes MAX_RECORDS_PER_ZONE, REST and GraphQL (the CLI), dry run or not (the admin: IMPORT_PARSER_HEAP_MB), under 450 MB; the service answers after', async () => {
     // 1.2 million short records, as the operator's file: some 26 bytes a line
     const lines = [
       '$ORIGIN many.test.',
