@@ -6,6 +6,7 @@
  * hours from the days' mark to the hours', days before, so no query is counted twice nor missed.
  */
 import type { Sql } from '../db/pool';
+import { FIELD_SEPARATOR } from './read-model/packed-records';
 
 export interface CountRow {
   zoneId: number;
@@ -340,7 +341,7 @@ export async function rrsetCounts(
     params,
   );
   return rows.map((row) => {
-    const [last, count] = row.counts.split('\x1f');
+    const [last, count] = row.counts.split(FIELD_SEPARATOR);
     return {
       zoneId: Number(row.zone_id),
       owner: row.owner,
@@ -360,7 +361,7 @@ export interface RrsetCountWindow {
 /**
  * Each record's RRset counts as one text, for the nested record lists that read them in the records' own
  * statement (read-model/records.ts) and for `rrsetCounts`: the last query in milliseconds since the epoch (empty:
- * never queried), then the sum over each window, between ASCII's unit separators (chr(31)). `record` names
+ * never queried), then the sum over each window, between ASCII's unit separators (chr(31): FIELD_SEPARATOR). `record` names
  * the table of the RRsets' `domain_id`, `owner` and `type` in that statement. Probes per record, rather than a
  * second statement after the records' (bench/FINDINGS.md, «The records' counts in the records' statement»).
  *

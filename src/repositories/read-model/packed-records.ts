@@ -1,8 +1,11 @@
 import type { RecordRow } from './rows';
 
-/** between the fields of a packed record, and between the records of a zone (ASCII's unit and record separators) */
-const FIELD_SEPARATOR = '\x1f';
-const RECORD_SEPARATOR = '\x1e';
+/**
+ * between the fields of a packed row, and between the rows of a packed text (ASCII's unit and record separators):
+ * a zone's records here, a page of zones (zones.ts), an RRset's counts (query-analytics.ts)
+ */
+export const FIELD_SEPARATOR = '\x1f';
+export const RECORD_SEPARATOR = '\x1e';
 /** the same separators as bytes, for a reader of the text's UTF-8 (both are ASCII: one byte each) */
 export const FIELD_SEPARATOR_BYTE = 0x1f;
 export const RECORD_SEPARATOR_BYTE = 0x1e;

@@ -6,7 +6,7 @@ import type { HealthState } from '../health';
 import { PROPAGATION_COLUMNS, propagationReadOf, type PropagationRead } from '../propagation-status';
 import { LAZY_TIMES, toDate, toDomain, toUser, type DomainRow, type PageRequest, type UserRow } from './rows';
 import { idArray, keyset, page, Params, whereOf } from './statement-parts';
-import { decimal } from './packed-records';
+import { decimal, FIELD_SEPARATOR, RECORD_SEPARATOR } from './packed-records';
 import {
   childrenPerParent,
   countPerParent,
@@ -209,16 +209,16 @@ function unpackedApiListedZones(packed: string, count: number): ApiListedZone[] 
   const zones = new Array<ApiListedZone>(count);
   let at = 0;
   for (let i = 0; i < count; i++) {
-    const next = packed.indexOf('\x1e', at);
+    const next = packed.indexOf(RECORD_SEPARATOR, at);
     if (i === count - 1 ? next !== -1 : next === -1) return undefined;
     const end = next === -1 ? packed.length : next;
-    const f1 = packed.indexOf('\x1f', at);
-    const f2 = packed.indexOf('\x1f', f1 + 1);
-    const f3 = packed.indexOf('\x1f', f2 + 1);
-    const f4 = packed.indexOf('\x1f', f3 + 1);
-    const f5 = packed.indexOf('\x1f', f4 + 1);
-    const f6 = packed.indexOf('\x1f', f5 + 1);
-    const f7 = packed.indexOf('\x1f', f6 + 1);
+    const f1 = packed.indexOf(FIELD_SEPARATOR, at);
+    const f2 = packed.indexOf(FIELD_SEPARATOR, f1 + 1);
+    const f3 = packed.indexOf(FIELD_SEPARATOR, f2 + 1);
+    const f4 = packed.indexOf(FIELD_SEPARATOR, f3 + 1);
+    const f5 = packed.indexOf(FIELD_SEPARATOR, f4 + 1);
+    const f6 = packed.indexOf(FIELD_SEPARATOR, f5 + 1);
+    const f7 = packed.indexOf(FIELD_SEPARATOR, f6 + 1);
     if (!(f1 >= at && f2 > f1 && f3 > f2 && f4 === f3 + 2 && f5 > f4 && f6 > f5 && f6 < end) || (f7 !== -1 && f7 < end)) return undefined;
     const id = decimal(packed, at, f1);
     const serial = decimal(packed, f1 + 1, f2);
