@@ -96,8 +96,16 @@ function queryConfig(names: StatementNames | undefined, text: string, params: un
  * scan that stops at the first row of the zone then looks cheapest, and reads the whole table for every other
  * zone. The statements so run read every table by key, so scans that are not by an index are priced out.
  */
-export const GENERIC_PLAN_SETTINGS = ['plan_cache_mode = force_generic_plan', 'enable_seqscan = off'];
-const GENERIC_PLAN_BEGIN = ['begin', ...GENERIC_PLAN_SETTINGS.map((setting) => `set local ${setting}`)].join('; ');
+export const GENERIC_PLAN_SETTINGS = [
+  'plan_cache_mode = force_generic_plan',
+  'enable_seqscan = off',
+  // a scan that must be sequential (a table of a handful of rows without an index for the condition) is priced
+  // 10^10 with enable_seqscan off, far past jit_above_cost: JIT compiled such a statement for 400 ms at every run
+  'jit = off',
+];
+/** a BEGIN and, in the same message, the settings of the generic plans for the transaction it begins */
+const withGenericPlans = (begin: string) => [begin, ...GENERIC_PLAN_SETTINGS.map((setting) => `set local ${setting}`)].join('; ');
+const GENERIC_PLAN_BEGIN = withGenericPlans('begin');
 
 /**
  * One statement on `client`, outside a transaction, under its generic plan when `options` ask for it
@@ -428,8 +436,11 @@ export class Database implements Sql {
    * transaction). A connection lost while COMMIT is in flight leaves the outcome unknown (under synchronous
    * replication a session ended while waiting for its standby has committed locally): that one is never run
    * again and answers 503.
+   *
+   * `plan: 'generic'`: every statement of `work` under its generic plan (RowOptions.plan, GENERIC_PLAN_SETTINGS),
+   * set in the BEGIN's own message, no round trip more. Only for work whose every statement probes by key.
    */
-  async transaction<T>(work: (sql: Sql) => Promise<T>, isolation: Isolation = 'read committed'): Promise<T> {
+  async transaction<T>(work: (sql: Sql) => Promise<T>, isolation: Isolation = 'read committed', plan?: 'generic'): Promise<T> {
     return this.failoverWait(async () => {
       const client = await this.checkout();
       let wroteJournal = false;
@@ -437,7 +448,8 @@ export class Database implements Sql {
       try {
         let result: T;
         try {
-          await this.send(client, isolation === 'read committed' ? 'begin' : 'begin isolation level repeatable read read only');
+          const begin = isolation === 'read committed' ? 'begin' : 'begin isolation level repeatable read read only';
+          await this.send(client, plan === 'generic' ? withGenericPlans(begin) : begin);
           result = await work(
             this.sqlOn(client, () => {
               wroteJournal = true;

@@ -386,6 +386,17 @@ export function ownerOf(name: string, zone: string): string | undefined {
   return n.slice(0, dot);
 }
 
+/**
+ * Each name above `name`, nearest first: what follows each dot between its labels (an escaped dot is inside a
+ * label: `www\.example.com` has `com` above it, not `example.com`). Relative names give relative names.
+ */
+export function namesAbove(name: string): string[] {
+  return [...name.matchAll(/\./g)]
+    .map((m) => m.index)
+    .filter((at) => !isEscapedAt(name, at))
+    .map((at) => name.slice(at + 1));
+}
+
 /** `name` is `zone`'s apex or below it (ownerOf's rules) */
 export const isAtOrBelow = (name: string, zone: string): boolean => ownerOf(name, zone) !== undefined;
 

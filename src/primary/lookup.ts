@@ -7,8 +7,8 @@
  * answer.
  */
 import type { Sql } from '../db/pool';
-import { isAtOrBelow, ownerOf } from '../dns/name';
-import { hasDescendants, recordsAt, Rr, signerRecordsAt, soaOf, ZoneRef } from '../repositories/dns-zone-data';
+import { isAtOrBelow, namesAbove, ownerOf } from '../dns/name';
+import { FirstRead, hasDescendants, recordsAt, Rr, signerRecordsAt, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
   rcode: 0 | 3;
@@ -55,13 +55,9 @@ async function addressesOf(sql: Sql, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
   return owners.flatMap((o) => found.filter((r) => r.owner === o && (r.type === 'A' || r.type === 'AAAA')));
 }
 
+/** the names above an owner in its zone, nearest first, the apex last (none above the apex) */
 function ancestorsOf(owner: string): string[] {
-  if (owner === '@') return [];
-  const labels = owner.split('.');
-  const result: string[] = [];
-  for (let i = 1; i < labels.length; i++) result.push(labels.slice(i).join('.'));
-  result.push('@');
-  return result;
+  return owner === '@' ? [] : [...namesAbove(owner), '@'];
 }
 
 const wildcardAt = (owner: string) => (owner === '@' ? '*' : `*.${owner}`);
@@ -101,8 +97,23 @@ export async function withSignatures(sql: Sql, zone: ZoneRef, result: LookupResu
 
 type NameResult = Omit<LookupResult, 'additionals' | 'referral'> & { referral?: boolean };
 
-export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<LookupResult> {
-  let result = await lookupName(sql, zone, qname, qtype);
+/**
+ * The owners a look-up of `qname` in `zoneName` reads first, in one statement: the name, each name above it to the
+ * apex (delegations and DNAMEs above it; the apex's SOA for a negative answer), and the wildcard below each.
+ */
+export function firstOwners(qname: string, zoneName: string): string[] {
+  const owner = ownerOf(qname, zoneName);
+  if (owner === undefined) return [];
+  const ancestors = ancestorsOf(owner);
+  return [...new Set([owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)])];
+}
+
+/**
+ * The answer to `qname`'s `qtype` in `zone`. `first`: the records at `firstOwners` already read with the zone
+ * (repositories/dns-zone-data.ts, `findZone`), read again otherwise.
+ */
+export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: string, first?: FirstRead): Promise<LookupResult> {
+  let result = await lookupName(sql, zone, qname, qtype, first);
   const answers = [...result.answers];
   // RFC 1034 §4.3.2 step 3a: a CNAME answer goes on with its target, while the target is in this zone
   const seen = new Set([qname]);
@@ -123,12 +134,13 @@ export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: stri
   return { rcode: result.rcode, authoritative: result.authoritative, answers, authorities: result.authorities, additionals, referral };
 }
 
-async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<NameResult> {
+async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string, first?: FirstRead): Promise<NameResult> {
   // findZone chose the zone that holds qname
   const owner = ownerOf(qname, zone.name)!;
   const ancestors = ancestorsOf(owner);
-  const owners = [owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)];
-  const found = await recordsAt(sql, zone, [...new Set(owners)]);
+  const owners = firstOwners(qname, zone.name);
+  const readAlready = first && first.owners.length === owners.length && first.owners.every((o, i) => o === owners[i]);
+  const found = readAlready ? [...first.records] : await recordsAt(sql, zone, owners);
   // a signed zone's apex DNSKEY, CDS and CDNSKEY are the signer's (dnssec_records), data all the same: asked
   // for, they are answered (RFC 4035 §3.1; RFC 7344 §4: the parent's CDS scanner asks the zone's servers)
   if (owner === '@' && APEX_SIGNER_TYPES.includes(qtype)) found.push(...(await signerRecordsAt(sql, zone, ['@'], APEX_SIGNER_TYPES)));

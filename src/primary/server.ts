@@ -17,7 +17,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Settings } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
 import type { Logger } from '../logger';
-import { lookup, withSignatures } from './lookup';
+import { firstOwners, lookup, withSignatures } from './lookup';
 import {
   badTimeOther,
   CLASS,
@@ -52,7 +52,7 @@ import {
 } from './exchange';
 import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
-import { findZone, inSnapshot, inViewOfKey, ZoneRef } from '../repositories/dns-zone-data';
+import { FirstRead, findZone, inSnapshot, inViewOfKey, ZoneRef } from '../repositories/dns-zone-data';
 import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 import { allowList, isAllowed } from './allow-list';
 import { toAnswer, ZoneTransfers } from './transfers';
@@ -421,7 +421,9 @@ export class PrimaryHandler {
 
     try {
       await inSnapshot(db, async (client) => {
-        const found = await findZone(client, this.settings.catalogZone, qname);
+        const { zone: found, first } = await findZone(client, this.settings.catalogZone, qname, (candidate) =>
+          firstOwners(qname, candidate),
+        );
         // a request signed with a view's key reads that view's zone (docs/views.md); unsigned, the base zone
         const viewed =
           found && tsig.verified && tsig.keyName && tsig.keyName !== this.settings.tsigKey?.name
@@ -448,8 +450,10 @@ export class PrimaryHandler {
               text: `${zone.name} has views: its ${qtype} needs a view's TSIG key (VIEWS_UNSIGNED_TRANSFERS=refuse)`,
             },
           });
-        if (qtype === 'AXFR' || qtype === 'IXFR') return this.transfers.transfer(client, exchange, tsig, zone, qname, qtype);
-        return this.lookUp(client, exchange, zone, qname, qtype);
+        // the records read with the zone are the base zone's: a view's zone reads its own
+        const firstOfZone = zone === found ? first : undefined;
+        if (qtype === 'AXFR' || qtype === 'IXFR') return this.transfers.transfer(client, exchange, tsig, zone, qname, qtype, firstOfZone);
+        return this.lookUp(client, exchange, zone, qname, qtype, firstOfZone);
       });
     } catch (error) {
       // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
@@ -463,8 +467,8 @@ export class PrimaryHandler {
   }
 
   /** an ordinary query's answer from the zone's data (lookup.ts), with RRSIGs when the requestor set DO */
-  private async lookUp(client: Sql, exchange: Exchange, zone: ZoneRef, qname: string, qtype: string): Promise<void> {
-    const found = await lookup(client, zone, qname, qtype);
+  private async lookUp(client: Sql, exchange: Exchange, zone: ZoneRef, qname: string, qtype: string, first?: FirstRead): Promise<void> {
+    const found = await lookup(client, zone, qname, qtype, first);
     const result = exchange.request.dnssecOk ? await withSignatures(client, zone, found) : found;
     return exchange.reply({
       rcode: result.rcode,

@@ -19,7 +19,7 @@ import { EDE } from '../dns/extended-error';
 import type { RefusalLog } from './refusal-log';
 import { Exchange, RCODE, Reply } from './exchange';
 import type { DomainError } from '../errors/catalogue';
-import { allRecords, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
+import { allRecords, FirstRead, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 import { isZoneSecondary } from '../repositories/zone-secondaries';
 import { listNameserverSets, zoneSetState } from '../repositories/nameserver-sets';
 import { confirmOnSynchronousStandby } from '../repositories/standby-confirmation';
@@ -85,6 +85,8 @@ export class ZoneTransfers {
     zone: ZoneRef,
     qname: string,
     qtype: 'AXFR' | 'IXFR',
+    /** the records read with the zone (its apex's among them), in this snapshot */
+    first?: FirstRead,
   ): Promise<void> {
     const { remote } = exchange;
     if (qname !== zone.name)
@@ -94,7 +96,7 @@ export class ZoneTransfers {
       });
     const refused = await this.transferRefused(client, zone, remote, qtype, tsig.principal, tsig.verified);
     if (refused) return exchange.reply(refused);
-    const soa = await soaOf(client, zone);
+    const soa = await soaOf(client, zone, first);
     const notOnStandby = await this.notYetOnStandby(client, zone, remote, qtype);
     if (notOnStandby) return exchange.reply(notOnStandby);
     if (qtype === 'AXFR' && exchange.transport === 'udp')
@@ -243,13 +245,11 @@ export class ZoneTransfers {
     const sets = (await listNameserverSets(client)).filter((set) =>
       (set.secondaries?.map(parseHostPort) ?? this.settings.secondaries).some((server) => server?.host === address),
     );
-    if (!sets.length) return undefined;
-    const zoneSets = [zone.setId];
-    if (zone.kind === 'zone') {
-      const state = await zoneSetState(client, zone.id);
-      if (state?.leaving) zoneSets.push(state.leaving);
-    }
-    if (sets.some((set) => zoneSets.includes(set.id))) return undefined;
+    if (!sets.length || sets.some((set) => set.id === zone.setId)) return undefined;
+    // a zone its set is leaving is read by the old set's secondaries too, until the move completes: asked only
+    // when the zone's own set is not theirs, so that a secondary's every refresh is a statement shorter
+    const leaving = zone.kind === 'zone' ? (await zoneSetState(client, zone.id))?.leaving : undefined;
+    if (leaving && sets.some((set) => set.id === leaving)) return undefined;
     const names = sets.map((set) => set.name).join(', ');
     this.refusals.warn(
       `transfer-set ${remote}`,

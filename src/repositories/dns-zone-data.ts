@@ -10,7 +10,7 @@ import type { Database, Sql } from '../db/pool';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
-import { isEscapedAt } from '../dns/presentation';
+import { namesAbove } from '../dns/name';
 import { overlaysAt, overlaysOfZone, viewSignerOf } from './views';
 import { applyOverlay } from '../dns/view-overlay';
 
@@ -63,41 +63,67 @@ export interface JournalRow {
   added: Rr[];
 }
 
+/**
+ * A snapshot's statements run under their generic plans (db/pool.ts, GENERIC_PLAN_SETTINGS, set in the BEGIN's own
+ * message): each probes a zone's rows by key whatever the zone, and planning them anew for every query's values cost
+ * PostgreSQL more than running them (bench/FINDINGS.md, «The primary's statements planned once»).
+ */
 export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return db.transaction(work, 'repeatable read, read only');
+  return db.transaction(work, 'repeatable read, read only', 'generic');
+}
+
+/** a look-up's first read, made with its zone (`findZone`): the records at the owners it reads first */
+export interface FirstRead {
+  owners: string[];
+  records: Rr[];
+}
+
+interface FoundZoneRow {
+  id: string | null;
+  name: string | null;
+  serial: string | null;
+  user_id: string | null;
+  nameserver_set: string | null;
+  catalog_set: string | null;
+  catalog_name: string | null;
+  catalog_serial: string | null;
+  has_view_zones: boolean | null;
+  first_ids: string[] | null;
+  first_owners: string[] | null;
+  first_types: string[] | null;
+  first_ttls: number[] | null;
+  first_rdatas: string[] | null;
 }
 
 /**
- * the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot); one
- * statement, the catalog's serial included when the catalog is a candidate
+ * The zone holding a name, in one statement: every candidate (`$1`: the name and each name above it) looked up at
+ * once, the catalog's serial included when the catalog is a candidate; and the records of the zone found at the
+ * owners a look-up reads first (primary/lookup.ts, `firstOwners`): each candidate at or below the zone, relative to
+ * it, and the wildcard below each. Every nameserver set's catalog is a candidate (the default set's is
+ * CATALOG_ZONE): the longest one that contains qname (a handful of rows, docs/transfers.md «Nameserver sets»). The
+ * names are compared `collate "C"`, by the B-tree, not by the zone search's trigram index (repositories/zone-names.ts).
  */
-export async function findZone(sql: Sql, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
-  // qname and each name above it, cut at the dots between labels (an escaped dot is inside a label: ownerOf's rule)
-  const dots = [...qname.matchAll(/\./g)].map((m) => m.index).filter((at) => !isEscapedAt(qname, at));
-  const candidates = qname === '' ? [] : [qname, ...dots.map((at) => qname.slice(at + 1))];
-  // every nameserver set's catalog is a candidate (the default set's is CATALOG_ZONE): the longest one that
-  // contains qname, in the same statement (a handful of rows, docs/transfers.md «Nameserver sets»); the names
-  // compared `collate "C"`, by the B-tree, not by the zone search's trigram index (repositories/zone-names.ts)
-  const rows = await sql.rows<{
-    id: string | null;
-    name: string | null;
-    serial: string | null;
-    user_id: string | null;
-    nameserver_set: string | null;
-    catalog_set: string | null;
-    catalog_name: string | null;
-    catalog_serial: string | null;
-    has_view_zones: boolean | null;
-  }>(
-    `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, d.has_view_zones, c.id as catalog_set, c.name as catalog_name,
-            (select serial from catalog_state where name = c.name) as catalog_serial
+const FIND_ZONE = `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, d.has_view_zones, c.id as catalog_set, c.name as catalog_name,
+            (select serial from catalog_state where name = c.name) as catalog_serial, f.*
        from (select 1) as one
        left join lateral (select id, name, serial, user_id, nameserver_set, has_view_zones from domains where name collate "C" = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
        left join lateral (select id, coalesce(catalog_zone, $2) as name from nameserver_sets
-                           where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true`,
-    [candidates, catalogZone],
-  );
-  const row = rows[0];
+                           where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true
+       left join lateral (select array_agg(r.id order by r.id) as first_ids, array_agg(r.owner order by r.id) as first_owners,
+                                 array_agg(r.type order by r.id) as first_types, array_agg(r.ttl order by r.id) as first_ttls,
+                                 array_agg(r.rdata order by r.id) as first_rdatas
+                            from unnest($1::text[]) as x(name)
+                           cross join lateral (select case when x.name = d.name then '@'
+                                                           else left(x.name, length(x.name) - length(d.name) - 1) end as owner) as o
+                            join records r on r.domain_id = d.id and r.${SERVED_ONLY}
+                                          and r.owner in (o.owner, case when o.owner = '@' then '*' else '*.' || o.owner end)
+                           where length(x.name) >= length(d.name)) as f on true`;
+
+/** qname and each name above it: the zones that may hold it */
+const zoneCandidates = (qname: string): string[] => (qname === '' ? [] : [qname, ...namesAbove(qname)]);
+
+/** the zone (or catalog) a found row names: the longest of the two */
+function foundZone(row: FoundZoneRow): ZoneRef | undefined {
   const zone =
     row.id !== null
       ? {
@@ -124,6 +150,31 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
 }
 
 /**
+ * The longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot), and in the same
+ * statement the records a look-up of `qname` reads first in the zone found: an SOA query (a secondary's every
+ * refresh) and most of a name's answers need no other statement, and a transfer finds its SOA among them.
+ * `ownersFor(zone)` names those owners (primary/lookup.ts's `firstOwners`, which FIND_ZONE reads as one set). No
+ * first read for the catalog, whose records are not rows.
+ */
+export async function findZone(
+  sql: Sql,
+  catalogZone: string,
+  qname: string,
+  ownersFor: (zone: string) => string[],
+): Promise<{ zone: ZoneRef | undefined; first?: FirstRead }> {
+  const [row] = await sql.rows<FoundZoneRow>(FIND_ZONE, [zoneCandidates(qname), catalogZone]);
+  const zone = foundZone(row);
+  if (zone?.kind !== 'zone') return { zone };
+  const records = (row.first_ids ?? []).map((_, i) => ({
+    owner: row.first_owners![i],
+    type: row.first_types![i],
+    ttl: Number(row.first_ttls![i]),
+    rdata: row.first_rdatas![i],
+  }));
+  return { zone, first: { owners: ownersFor(zone.name), records: withZoneSerial(zone, records) } };
+}
+
+/**
  * The zone as a request signed with `keyName` sees it (docs/views.md): the view of that key's zone when the view
  * has an overlay in it (its serial the view's), else the zone itself. A key of no view reads the base zone;
  * `ofView` says whether the key is a view's (VIEWS_UNSIGNED_TRANSFERS refuses the others).
@@ -141,9 +192,14 @@ export async function inViewOfKey(sql: Sql, zone: ZoneRef, keyName: string): Pro
   return { zone: { ...zone, serial: Number(row.serial), view: { id: Number(row.id), name: row.name } }, ofView: true };
 }
 
-/** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
-export async function soaOf(sql: Sql, zone: ZoneRef): Promise<Rr> {
+/**
+ * the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative); from
+ * `first`, the records read with the zone, when it holds the apex's
+ */
+export async function soaOf(sql: Sql, zone: ZoneRef, first?: FirstRead): Promise<Rr> {
   if (zone.kind === 'catalog') return catalogApexRecords(zone.serial)[0];
+  const read = first?.records.find((r) => r.owner === '@' && r.type === 'SOA');
+  if (read) return read;
   const rows = await sql.rows<Rr>(
     `select owner, type, ttl, rdata from records where domain_id = $1 and owner = '@' and type = 'SOA' limit 1`,
     [zone.id],
@@ -195,6 +251,11 @@ export async function recordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Prom
     [zone.id, owners],
   );
   if (zone.view) rows = applyOverlay(rows, await overlaysAt(sql, zone.id, owners, zone.view.id));
+  return withZoneSerial(zone, rows);
+}
+
+/** the apex SOA among `rows` with the zone's serial (they are written together; the zone row is authoritative) */
+function withZoneSerial(zone: ZoneRef, rows: Rr[]): Rr[] {
   return rows.map((r) => (r.type === 'SOA' && r.owner === '@' ? { ...r, rdata: withSerial(r.rdata, zone.serial) } : r));
 }
 

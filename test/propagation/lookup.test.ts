@@ -67,6 +67,50 @@ test.each([
   expect(await ask(name)).toEqual({ status, answers });
 });
 
+/** the statements one query of `name`'s `type` sends (counted at the Database, src/db/pool.ts), and its answer */
+async function statementsOf(name: string, type: string) {
+  const sent: string[] = [];
+  const stop = app.service.database.db.observeStatements((text) => {
+    // the look-up's own: its transaction, the zone and its records (nothing else of this process touches them)
+    if (/^(begin|commit)|\b(domains|records|dnssec_records)\b/.test(text)) sent.push(text);
+  });
+  try {
+    return { answer: await ask(name, type), sent };
+  } finally {
+    stop();
+  }
+}
+
+describe("a look-up's statements: the zone and the records it reads first in one, under their generic plans", () => {
+  test.each([
+    // a secondary's every refresh asks the apex's SOA
+    ['', 'SOA', 'NOERROR', 1],
+    ['a.b.c', 'A', 'NOERROR', 1],
+    // NODATA at a name with records: the apex's SOA came in the same statement
+    ['a.b.c', 'AAAA', 'NOERROR', 0],
+    ['_dmarc.mail', 'TXT', 'NOERROR', 1],
+  ])('%s %s: %s from one statement in its snapshot', async (name, type, status, answered) => {
+    const { answer, sent } = await statementsOf(name, type);
+    expect(answer.status).toBe(status);
+    expect(answer.answers).toHaveLength(answered);
+    expect(sent).toHaveLength(3);
+    // planned once a connection (db/pool.ts, GENERIC_PLAN_SETTINGS), set in the BEGIN's own message
+    expect(sent[0]).toMatch(/^begin isolation level repeatable read read only; set local plan_cache_mode = force_generic_plan; /);
+    expect(sent[2]).toBe('commit');
+  });
+
+  test.each([
+    // an empty non-terminal, a name below nothing, a wildcard's: the names below are read too
+    ['b.c', 'NOERROR'],
+    ['b', 'NXDOMAIN'],
+    ['q.w', 'NOERROR'],
+  ])('%s: the names below it read too (%s)', async (name, status) => {
+    const { answer, sent } = await statementsOf(name, 'A');
+    expect(answer.status).toBe(status);
+    expect(sent.length).toBeGreaterThan(3);
+  });
+});
+
 describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot answer', () => {
   const ZONE2 = 'extra.zk-lookup.test';
   beforeAll(async () => {
