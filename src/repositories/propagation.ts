@@ -170,6 +170,22 @@ export class PropagationRepository {
   }
 
   /**
+   * Brings forward to `inMs` from now the checks of zones their secondary has just asked for (`server` and `zone`,
+   * pairwise: its refresh, an SOA query then a transfer), when not in sync and due later: a server that lagged long
+   * has its next check minutes away (a backed-off schedule), and the zone would be shown behind that long after
+   * the server took it.
+   */
+  async checkSoon(servers: string[], zones: string[], inMs: number): Promise<void> {
+    await this.sql.affected(
+      `update zone_server_status s set next_check_at = now() + make_interval(secs => $3::float8 / 1000)
+         from unnest($1::text[], $2::text[]) as a(server, zone), domains d
+        where d.name = a.zone and s.domain_id = d.id and s.server = a.server and s.state <> 'in_sync'
+          and s.next_check_at > now() + make_interval(secs => $3::float8 / 1000)`,
+      [servers, zones, inMs],
+    );
+  }
+
+  /**
    * Deletes up to `batch` status rows of servers not in their zone's nameserver set (for the default set: no
    * longer in SECONDARIES, `servers`); returns how many. Every worker is meant to run with the same
    * SECONDARIES: a worker with another list would delete what the first keeps.

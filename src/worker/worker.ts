@@ -98,7 +98,7 @@ export class PropagationWorker {
       catalogAdmissionDuty(settings, db, engine),
       forgetSecondariesDuty(settings, db, log),
       adoptSecondariesDuty(settings, db, this.fleet, checkIn),
-      statusChecksDuty(db, this.notifier, this.fleet, checkIn),
+      statusChecksDuty(db, this.notifier, this.fleet, checkIn, services.secondaryRequests),
       departuresDuty(settings, db, log, engine),
       viewNotifiesDuty(views),
       retentionDuty(settings, db, log),

@@ -5,6 +5,7 @@ import { DueCheck, PropagationRepository, ServerState } from '../../repositories
 import type { Duty } from '../duties';
 import type { Notifier } from '../notifier';
 import type { NameserverFleet } from './nameserver-sets';
+import type { SecondaryRequests } from '../../services/transfers/secondary-requests';
 
 export const STATUS_CHECKS = 'status checks';
 const STATUS_TICK_MS = 500;
@@ -24,6 +25,8 @@ const LAG_ERROR_AFTER_ATTEMPTS = 20;
 const FAST_CHECKS = 10;
 export const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
+/** a zone a secondary asks for (its refresh) is checked there this soon after: its transfer is done by then */
+const ASKED_CHECK_MS = 1000;
 
 /** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
@@ -33,10 +36,29 @@ const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 
  * with SKIP LOCKED and leased; the server's SOA serial is asked; the row becomes in_sync, stays pending (NOTIFY
  * again when it lags), or becomes error with the reason after repeated failures; checks back off exponentially.
  * Doing a check twice (two workers, a lost lease) changes nothing. Besides its tick, a round is asked for when a
- * check's next one falls due (`checkIn`), after a drain published changes and after new secondaries' adoption.
+ * check's next one falls due (`checkIn`), after a drain published changes and after new secondaries' adoption, at
+ * once after a full round, and soon after a secondary asks the primary for a zone, whose check there is brought
+ * forward: the status follows what the secondary took, not only the backed-off schedule.
  */
-export function statusChecksDuty(db: Database, notifier: Notifier, fleet: NameserverFleet, checkIn: (ms: number) => void): Duty {
+export function statusChecksDuty(
+  db: Database,
+  notifier: Notifier,
+  fleet: NameserverFleet,
+  checkIn: (ms: number) => void,
+  requests?: SecondaryRequests,
+): Duty {
   const repository = new PropagationRepository(db);
+  // what each secondary asked for since the last round (server name → zones), as the primaries saw it: those
+  // zones' checks there are brought forward (`checkSoon`)
+  let asked = new Map<string, Set<string>>();
+  const unlisten = requests?.listen((address, zone) => {
+    for (const [name, server] of fleet.servers) {
+      if (server.host !== address) continue;
+      const zones = asked.get(name) ?? new Set<string>();
+      asked.set(name, zones.add(zone));
+    }
+    checkIn(ASKED_CHECK_MS);
+  });
 
   const checkOne = async (row: DueCheck): Promise<void> => {
     const server = fleet.servers.get(row.server);
@@ -86,9 +108,22 @@ export function statusChecksDuty(db: Database, notifier: Notifier, fleet: Namese
     /** one round of status checks of the due rows */
     run: async () => {
       if (!fleet.servers.size) return;
+      if (asked.size) {
+        const pairs = [...asked].flatMap(([server, zones]) => [...zones].map((zone) => [server, zone]));
+        asked = new Map();
+        await repository.checkSoon(
+          pairs.map(([server]) => server),
+          pairs.map(([, zone]) => zone),
+          ASKED_CHECK_MS,
+        );
+      }
       const due = await repository.claimDueChecks(STATUS_BATCH, STATUS_LEASE_SECONDS);
       await Promise.all(due.map(checkOne));
+      // a full round: more are due (a change to every zone is a check of every zone at every server), so the
+      // next round at once rather than at the next tick
+      if (due.length === STATUS_BATCH) checkIn(0);
     },
+    stop: async () => unlisten?.(),
     where: 'propagation worker',
     failure: { level: 'error', message: 'propagation worker: status check failed' },
   };
