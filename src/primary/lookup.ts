@@ -101,7 +101,7 @@ type NameResult = Omit<LookupResult, 'additionals' | 'referral'> & { referral?: 
  * The owners a look-up of `qname` in `zoneName` reads first, in one statement: the name, each name above it to the
  * apex (delegations and DNAMEs above it; the apex's SOA for a negative answer), and the wildcard below each.
  */
-export function firstOwners(qname: string, zoneName: string): string[] {
+function firstOwners(qname: string, zoneName: string): string[] {
   const owner = ownerOf(qname, zoneName);
   if (owner === undefined) return [];
   const ancestors = ancestorsOf(owner);
@@ -139,7 +139,8 @@ async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string,
   const owner = ownerOf(qname, zone.name)!;
   const ancestors = ancestorsOf(owner);
   const owners = firstOwners(qname, zone.name);
-  const readAlready = first && first.owners.length === owners.length && first.owners.every((o, i) => o === owners[i]);
+  // the records read with the zone serve when they were read at these very owners
+  const readAlready = first && first.owners.length === owners.length && owners.every((o) => first.owners.includes(o));
   const found = readAlready ? [...first.records] : await recordsAt(sql, zone, owners);
   // a signed zone's apex DNSKEY, CDS and CDNSKEY are the signer's (dnssec_records), data all the same: asked
   // for, they are answered (RFC 4035 §3.1; RFC 7344 §4: the parent's CDS scanner asks the zone's servers)

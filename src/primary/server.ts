@@ -17,7 +17,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Settings } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
 import type { Logger } from '../logger';
-import { firstOwners, lookup, withSignatures } from './lookup';
+import { lookup, withSignatures } from './lookup';
 import {
   badTimeOther,
   CLASS,
@@ -421,9 +421,7 @@ export class PrimaryHandler {
 
     try {
       await inSnapshot(db, async (client) => {
-        const { zone: found, first } = await findZone(client, this.settings.catalogZone, qname, (candidate) =>
-          firstOwners(qname, candidate),
-        );
+        const { zone: found, first } = await findZone(client, this.settings.catalogZone, qname);
         // a request signed with a view's key reads that view's zone (docs/views.md); unsigned, the base zone
         const viewed =
           found && tsig.verified && tsig.keyName && tsig.keyName !== this.settings.tsigKey?.name

@@ -72,7 +72,7 @@ export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Pro
   return db.transaction(work, 'repeatable read, read only', 'generic');
 }
 
-/** a look-up's first read, made with its zone (`findZone`): the records at the owners it reads first */
+/** a look-up's first read, made with its zone (`findZone`): the owners read, and the records at them */
 export interface FirstRead {
   owners: string[];
   records: Rr[];
@@ -88,6 +88,7 @@ interface FoundZoneRow {
   catalog_name: string | null;
   catalog_serial: string | null;
   has_view_zones: boolean | null;
+  first_read: string[] | null;
   first_ids: string[] | null;
   first_owners: string[] | null;
   first_types: string[] | null;
@@ -98,26 +99,29 @@ interface FoundZoneRow {
 /**
  * The zone holding a name, in one statement: every candidate (`$1`: the name and each name above it) looked up at
  * once, the catalog's serial included when the catalog is a candidate; and the records of the zone found at the
- * owners a look-up reads first (primary/lookup.ts, `firstOwners`): each candidate at or below the zone, relative to
- * it, and the wildcard below each. Every nameserver set's catalog is a candidate (the default set's is
- * CATALOG_ZONE): the longest one that contains qname (a handful of rows, docs/transfers.md «Nameserver sets»). The
- * names are compared `collate "C"`, by the B-tree, not by the zone search's trigram index (repositories/zone-names.ts).
+ * owners a look-up reads first (`first_read`: each candidate at or below the zone, relative to it, and the wildcard
+ * below each; primary/lookup.ts takes the records only when those are the owners it would read). Every nameserver
+ * set's catalog is a candidate (the default set's is CATALOG_ZONE): the longest one that contains qname (a handful
+ * of rows, docs/transfers.md «Nameserver sets»). The names are compared `collate "C"`, by the B-tree, not by the zone
+ * search's trigram index (repositories/zone-names.ts).
  */
 const FIND_ZONE = `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, d.has_view_zones, c.id as catalog_set, c.name as catalog_name,
-            (select serial from catalog_state where name = c.name) as catalog_serial, f.*
+            (select serial from catalog_state where name = c.name) as catalog_serial, fo.first_read, f.*
        from (select 1) as one
        left join lateral (select id, name, serial, user_id, nameserver_set, has_view_zones from domains where name collate "C" = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
        left join lateral (select id, coalesce(catalog_zone, $2) as name from nameserver_sets
                            where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true
-       left join lateral (select array_agg(r.id order by r.id) as first_ids, array_agg(r.owner order by r.id) as first_owners,
-                                 array_agg(r.type order by r.id) as first_types, array_agg(r.ttl order by r.id) as first_ttls,
-                                 array_agg(r.rdata order by r.id) as first_rdatas
+       left join lateral (select array_agg(w.owner) as first_read
                             from unnest($1::text[]) as x(name)
                            cross join lateral (select case when x.name = d.name then '@'
                                                            else left(x.name, length(x.name) - length(d.name) - 1) end as owner) as o
-                            join records r on r.domain_id = d.id and r.${SERVED_ONLY}
-                                          and r.owner in (o.owner, case when o.owner = '@' then '*' else '*.' || o.owner end)
-                           where length(x.name) >= length(d.name)) as f on true`;
+                           cross join lateral (values (o.owner), (case when o.owner = '@' then '*' else '*.' || o.owner end)) as w(owner)
+                           where length(x.name) >= length(d.name)) as fo on true
+       left join lateral (select array_agg(r.id order by r.id) as first_ids, array_agg(r.owner order by r.id) as first_owners,
+                                 array_agg(r.type order by r.id) as first_types, array_agg(r.ttl order by r.id) as first_ttls,
+                                 array_agg(r.rdata order by r.id) as first_rdatas
+                            from records r
+                           where r.domain_id = d.id and r.owner = any(fo.first_read) and r.${SERVED_ONLY}) as f on true`;
 
 /** qname and each name above it: the zones that may hold it */
 const zoneCandidates = (qname: string): string[] => (qname === '' ? [] : [qname, ...namesAbove(qname)]);
@@ -151,17 +155,11 @@ function foundZone(row: FoundZoneRow): ZoneRef | undefined {
 
 /**
  * The longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot), and in the same
- * statement the records a look-up of `qname` reads first in the zone found: an SOA query (a secondary's every
- * refresh) and most of a name's answers need no other statement, and a transfer finds its SOA among them.
- * `ownersFor(zone)` names those owners (primary/lookup.ts's `firstOwners`, which FIND_ZONE reads as one set). No
- * first read for the catalog, whose records are not rows.
+ * statement the records a look-up of `qname` reads first in the zone found, with the owners they were read at
+ * (`FirstRead`): an SOA query (a secondary's every refresh) and most of a name's answers need no other statement,
+ * and a transfer finds its SOA among them. No first read for the catalog, whose records are not rows.
  */
-export async function findZone(
-  sql: Sql,
-  catalogZone: string,
-  qname: string,
-  ownersFor: (zone: string) => string[],
-): Promise<{ zone: ZoneRef | undefined; first?: FirstRead }> {
+export async function findZone(sql: Sql, catalogZone: string, qname: string): Promise<{ zone: ZoneRef | undefined; first?: FirstRead }> {
   const [row] = await sql.rows<FoundZoneRow>(FIND_ZONE, [zoneCandidates(qname), catalogZone]);
   const zone = foundZone(row);
   if (zone?.kind !== 'zone') return { zone };
@@ -171,7 +169,7 @@ export async function findZone(
     ttl: Number(row.first_ttls![i]),
     rdata: row.first_rdatas![i],
   }));
-  return { zone, first: { owners: ownersFor(zone.name), records: withZoneSerial(zone, records) } };
+  return { zone, first: { owners: row.first_read ?? [], records: withZoneSerial(zone, records) } };
 }
 
 /**
