@@ -14,12 +14,11 @@
  * Run: node bench/experiments/primary-refresh.js (after `node scripts/build-once.cjs`).
  */
 'use strict';
-const fs = require('node:fs');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client } = require('pg');
 const { startService, ROOT } = require('../lib/service');
-const { request } = require('../lib/proc');
+const { processTimes, request } = require('../lib/proc');
 
 const ZONES = Number(process.env.REFRESH_ZONES || 5000);
 const SECONDS = Number(process.env.REFRESH_SECONDS || 15);
@@ -31,24 +30,11 @@ const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL || 'postgresql://postgres
 const API_KEY = 'bench-refresh-admin-key-0123456789';
 const LOG = path.join(require('node:os').tmpdir(), `zk-primary-refresh-${process.pid}.log`);
 
-/** CPU seconds a process has used (user + system), from /proc */
-function cpuOf(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds of PostgreSQL's backends serving `database` (their command line names it) */
-function backendsCpu(database) {
-  let sum = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(database)) sum += cpuOf(pid);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return sum;
+/** CPU seconds of PostgreSQL's backends serving `database` (their command line names it) between two snapshots */
+function backendsCpu(before, after, database) {
+  let used = 0;
+  for (const [pid, { cpu, command }] of after) if (command.includes(database)) used += cpu - (before.get(pid)?.cpu ?? 0);
+  return used;
 }
 
 async function run(root) {
@@ -93,8 +79,7 @@ async function run(root) {
     const pick = () => `z${Math.floor(Math.random() * ZONES)}.refresh.test`;
     let done = 0;
     let failed = 0;
-    const service0 = cpuOf(svc.pid);
-    const backends0 = backendsCpu(database);
+    const before = processTimes();
     const started = Date.now();
     const until = started + SECONDS * 1000;
     await Promise.all(
@@ -113,11 +98,12 @@ async function run(root) {
       }),
     );
     const seconds = (Date.now() - started) / 1000;
+    const after = processTimes();
     return {
       perSecond: Math.round(done / seconds),
       failed,
-      serviceMs: ((cpuOf(svc.pid) - service0) * 1000) / done,
-      postgresMs: ((backendsCpu(database) - backends0) * 1000) / done,
+      serviceMs: ((after.get(svc.pid).cpu - before.get(svc.pid).cpu) * 1000) / done,
+      postgresMs: (backendsCpu(before, after, database) * 1000) / done,
     };
   } finally {
     await svc.stop();
