@@ -7,21 +7,32 @@
  * catalog moves by IXFR (one step a call), each new zone is NOTIFYed at its secondary's pace, both serve every zone
  * and `zones_behind` is 0 again.
  *
- * Knot listens and transfers from 127.0.0.2 (`via`), BIND from 127.0.0.1: the primary tells secondaries apart by
- * their address (the NOTIFY pace follows what each asks for). BIND listens only on an interface's addresses.
+ * SECONDARIES_AT_SCALE_SOFTWARE names the secondaries (`knot,bind` by default; `nsd` and `powerdns` too, alone or
+ * together), each configured from its printed text and following its printed steps: NSD 4.6 is given the catalog's
+ * members by the printed `nsd-control addzones` line, PowerDNS's members their key by the printed statement on its
+ * gsqlite3 backend, each run every two seconds as an operator's cron would. SECONDARIES_AT_SCALE_ZONES and
+ * SECONDARIES_AT_SCALE_WAIT_SECONDS (600: the bound docs/scale.md sets) size it for a measurement.
+ *
+ * Each secondary listens and transfers from its own loopback address (BIND 127.0.0.1, Knot 127.0.0.2, NSD 127.0.0.3,
+ * PowerDNS 127.0.0.4): the primary tells secondaries apart by their address (the NOTIFY pace follows what each asks
+ * for). BIND listens only on an interface's addresses.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { querySoaSerial } from '../../src/dns-client/dns-client';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
 import { createUser } from '../support/fixtures';
 import { namedConfFrom, startNamed } from '../support/bind-secondary';
+import { startNsd } from '../support/nsd-secondary';
+import { startPowerDns } from '../support/powerdns-server';
 import { startTestApp, TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait-for';
-import { freePort, Knot, startKnotd } from './knot';
+import { sleep, waitFor } from '../support/wait-for';
+import { findBinary, freePort, startKnotd } from './knot';
 
 /**
  * the zones made: a hoster's migration, nine in ten before the secondaries are configured (the printed text is
@@ -30,30 +41,53 @@ import { freePort, Knot, startKnotd } from './knot';
  */
 const ZONES = Number(process.env.SECONDARIES_AT_SCALE_ZONES ?? 10_000);
 const FIRST = Math.round(ZONES * 0.9);
+const WAIT_MS = Number(process.env.SECONDARIES_AT_SCALE_WAIT_SECONDS ?? 600) * 1000;
 const CATALOG = 'catalog.scale.test';
 const PLACEHOLDER = "<the key's secret, as given when it was made>";
 const tsig = { name: 'scale-fleet', secret: randomBytes(32).toString('base64') };
-const KNOT_ADDRESS = '127.0.0.2';
+const run = promisify(execFile);
+
+const SOFTWARE = { knot: 'Knot', bind: 'BIND', nsd: 'NSD', powerdns: 'PowerDNS' } as const;
+type Software = keyof typeof SOFTWARE;
+const ADDRESSES: Record<Software, string> = { bind: '127.0.0.1', knot: '127.0.0.2', nsd: '127.0.0.3', powerdns: '127.0.0.4' };
+const chosen = (process.env.SECONDARIES_AT_SCALE_SOFTWARE ?? 'knot,bind').split(',').map((name) => name.trim());
+for (const name of chosen)
+  if (!(name in SOFTWARE)) throw new Error(`SECONDARIES_AT_SCALE_SOFTWARE: ${name} is none of ${Object.keys(SOFTWARE).join(', ')}`);
+
+interface Secondary {
+  software: Software;
+  name: string;
+  host: string;
+  port: number;
+  /** host:port, as SECONDARIES and the metrics name it */
+  server: string;
+  running?: { log(): string; rssMb(): number | undefined; stop(): Promise<void> };
+}
+const secondaries: Secondary[] = [];
+const all = chosen.map((software) => SOFTWARE[software as Software]).join(' and ');
 
 let app: TestApp;
-let knot: Knot | undefined;
-let bind: { log(): string; stop(): Promise<void> } | undefined;
-let bindDir: string | undefined;
 let dnsPort: number;
-let knotPort: number;
-let bindPort: number;
 let userId: string;
+/** the loops that follow the catalog for NSD and PowerDNS, as an operator's cron does, until the test ends */
+let following = true;
+const followers: Promise<void>[] = [];
 const names = Array.from({ length: ZONES }, (_, i) => `z${i}.scale.test`);
 const started = Date.now();
 const at = (what: string) => process.stdout.write(`${what}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 
 beforeAll(async () => {
   buildOnce();
-  [dnsPort, knotPort, bindPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  dnsPort = await freePort();
+  for (const software of chosen as Software[]) {
+    const port = await freePort();
+    const host = ADDRESSES[software];
+    secondaries.push({ software, name: SOFTWARE[software], host, port, server: `${host}:${port}` });
+  }
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `${KNOT_ADDRESS}:${knotPort},127.0.0.1:${bindPort}`,
+    SECONDARIES: secondaries.map((s) => s.server).join(','),
     TSIG_KEY: `${tsig.name}:hmac-sha256:${tsig.secret}`,
     CATALOG_ZONE: CATALOG,
   });
@@ -61,11 +95,104 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await knot?.stop();
-  await bind?.stop();
+  following = false;
+  await Promise.all(followers);
+  for (const secondary of secondaries) await secondary.running?.stop();
   await app?.close();
-  if (bindDir) rmSync(bindDir, { recursive: true, force: true });
 });
+
+/** runs `step` every two seconds until the test ends, as cron would; a failed run is tried again at the next */
+function follow(what: string, step: () => Promise<unknown>): void {
+  followers.push(
+    (async () => {
+      while (following) {
+        await step().catch((error: Error) => at(`  ${what} failed (tried again): ${error.message.slice(0, 300)}`));
+        await sleep(2000);
+      }
+    })(),
+  );
+}
+
+/** the printed line that follows `prefix` in a comment (`#   …`), the secret in place of its placeholder */
+function printedStep(text: string, prefix: string): string {
+  const line = text.split('\n').find((l) => l.startsWith(`#   ${prefix}`));
+  expect(line).toBeDefined();
+  return line!.slice(4).replace(PLACEHOLDER, tsig.secret);
+}
+
+/** starts `secondary` on its printed text, with only its own address, folders and log added */
+async function startFromText(secondary: Secondary, text: string): Promise<NonNullable<Secondary['running']>> {
+  const { host, port } = secondary;
+  switch (secondary.software) {
+    case 'knot': {
+      const knot = await startKnotd({
+        port,
+        address: host,
+        config: (dir) => `server:
+    rundir: "${dir}/run"
+    listen: ${host}@${port}
+database:
+    storage: "${dir}/db"
+log:
+  - target: stderr
+    any: info
+${text
+  .replaceAll('"/var/lib/knot/default"', `"${dir}/zones"`)
+  .replace(`    address: 127.0.0.1@${dnsPort}\n`, `    address: 127.0.0.1@${dnsPort}\n    via: ${host}\n`)}`,
+      });
+      return { ...knot, rssMb: () => rssMb(`${knot.dir}/knot.conf`) };
+    }
+    case 'bind': {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-scale-bind-'));
+      const bind = await startNamed(dir, namedConfFrom([text], dir, port, '', host));
+      return { ...bind, rssMb: () => rssMb(`${dir}/named.conf`) };
+    }
+    case 'nsd': {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-scale-nsd-'));
+      const nsd = await startNsd(
+        dir,
+        `server:
+    ip-address: ${host}
+    port: ${port}
+    do-ip6: no
+    username: ""
+    chroot: ""
+    zonesdir: "${dir}"
+    database: ""
+    zonelistfile: "${dir}/zone.list"
+    xfrdfile: "${dir}/xfrd.state"
+    xfrdir: "${dir}"
+    pidfile: "${dir}/nsd.pid"
+remote-control:
+    control-enable: yes
+    control-interface: ${dir}/nsd.ctl
+${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-xfr: .*)$/m, `$1\n    outgoing-interface: ${host}`)}`,
+        port,
+        host,
+      );
+      // NSD 4.6 reads no catalog: its members are added by the printed line, as cron would run it
+      const members = printedStep(text, 'dig ').replace(
+        "--filter='nsd-control addzones'",
+        `--filter='${findBinary('nsd-control')} -c ${nsd.configFile} addzones'`,
+      );
+      follow('the NSD members added', () => run('bash', ['-c', `set -o pipefail; ${members}`], { maxBuffer: 256 * 1024 * 1024 }));
+      return { ...nsd, rssMb: () => rssMb(nsd.configFile) };
+    }
+    case 'powerdns': {
+      const settings = text.split('\n').filter((line) => /^[a-z-]+=/.test(line));
+      const pdns = await startPowerDns([...settings, `local-address=${host}`, `local-port=${port}`, `query-local-address=${host}`]);
+      // the printed pdnsutil steps, one by one, on its backend
+      for (const line of text.split('\n').filter((l) => l.startsWith('pdnsutil '))) {
+        const args = [...line.slice('pdnsutil '.length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+        await run(findBinary('pdnsutil'), [`--config-dir=${pdns.configDir}`, ...args.map((a) => a.replace(PLACEHOLDER, tsig.secret))]);
+      }
+      // a member takes the catalog's primaries but not its key: the printed statement, as cron would run it
+      const statement = printedStep(text, 'insert into domainmetadata');
+      follow('the PowerDNS members given the key', () => run(findBinary('sqlite3'), ['-cmd', '.timeout 10000', pdns.database, statement]));
+      return { ...pdns, rssMb: () => rssMb(pdns.configDir) };
+    }
+  }
+}
 
 /** the zones' serials as the database holds them */
 async function serials(): Promise<Map<string, number>> {
@@ -109,10 +236,16 @@ async function paces(): Promise<string> {
     .join(', ');
 }
 
-async function everyZoneServedByBoth(what: string, deadlineMs: number, zones: number): Promise<void> {
-  const sampling = setInterval(() => void paces().then((line) => at(`  ${line}`)), 5000);
+async function everyZoneServed(what: string, deadlineMs: number, zones: number): Promise<void> {
+  const sampling = setInterval(
+    () =>
+      void Promise.all([zonesBehind(), paces()]).then(([behind, line]) =>
+        at(`  behind ${secondaries.map((s) => `${s.name} ${behind.get(s.server)}`).join(', ')}; ${line}`),
+      ),
+    5000,
+  );
   try {
-    await servedByBoth(what, deadlineMs, zones);
+    await servedByAll(what, deadlineMs, zones);
   } finally {
     clearInterval(sampling);
   }
@@ -133,34 +266,45 @@ function rssMb(config: string): number | undefined {
 }
 
 /**
- * The service's own account first: `zonekeeper_secondary_zones_behind` at 0 for both (the worker's SOA queries
- * after each change). Then each secondary asked for every zone's SOA by the test itself: what the metric says
- * served must be served. Only a query that timed out on a busy host is asked again; the zones asked once each
+ * The service's own account first: `zonekeeper_secondary_zones_behind` at 0 for each secondary (the worker's SOA
+ * queries after each change). Then each secondary asked for every zone's SOA by the test itself: what the metric
+ * says served must be served. Only a query that timed out on a busy host is asked again; the zones asked once each
  * keep the test's own queries from taking the cores the secondaries refresh with.
  */
-async function servedByBoth(what: string, deadlineMs: number, zones: number): Promise<void> {
+async function servedByAll(what: string, deadlineMs: number, zones: number): Promise<void> {
   const want = await serials();
   expect(want.size).toBe(zones);
+  // the account covers every zone first: a status row for each zone and secondary (made as the worker publishes
+  // the zone), then the metric's aggregate made again (every 500 ms at most), so that a 0 is never the one before
+  await waitFor(
+    `a status row for every zone and secondary (${what})`,
+    async () => {
+      const [row] = await app.service.database.db.rows<{ n: number }>(
+        'select count(*)::int as n from zone_server_status where server = any($1::text[])',
+        [secondaries.map((s) => s.server)],
+      );
+      return row.n === zones * secondaries.length ? true : undefined;
+    },
+    60_000 + zones,
+    500,
+  );
+  await sleep(1000);
   let behind = new Map<string, number>();
   await waitFor(
-    `zonekeeper_secondary_zones_behind at 0 for both (${what})`,
+    `zonekeeper_secondary_zones_behind at 0 for ${all} (${what})`,
     async () => {
       behind = await zonesBehind();
-      return behind.get(`${KNOT_ADDRESS}:${knotPort}`) === 0 && behind.get(`127.0.0.1:${bindPort}`) === 0 ? true : undefined;
+      return secondaries.every((s) => behind.get(s.server) === 0) ? true : undefined;
     },
     deadlineMs,
     1000,
   ).catch((error: Error) => {
     // what each server said, to see why
-    throw new Error(
-      `${error.message}; behind: ${JSON.stringify([...behind])}; Knot's log ends:\n${knot!.log().split('\n').slice(-20).join('\n')}\nBIND's log ends:\n${bind!.log().split('\n').slice(-20).join('\n')}`,
-    );
+    const logs = secondaries.map((s) => `${s.name}'s log ends:\n${s.running!.log().split('\n').slice(-20).join('\n')}`);
+    throw new Error(`${error.message}; behind: ${JSON.stringify([...behind])}; ${logs.join('\n')}`);
   });
-  at(`zones_behind 0 for both (${what})`);
-  for (const [name, host, port] of [
-    ['Knot', KNOT_ADDRESS, knotPort],
-    ['BIND', '127.0.0.1', bindPort],
-  ] as const) {
+  at(`zones_behind 0 for ${all} (${what})`);
+  for (const { name, host, port } of secondaries) {
     let left = want;
     await waitFor(
       `${name} to answer every zone's SOA at its serial (${what})`,
@@ -172,7 +316,7 @@ async function servedByBoth(what: string, deadlineMs: number, zones: number): Pr
     });
   }
   at(
-    `both serve every zone at its serial (${what}); resident memory: Knot ${rssMb(`${knot!.dir}/knot.conf`)} MB, BIND ${rssMb(`${bindDir}/named.conf`)} MB`,
+    `${all} serve every zone at its serial (${what}); resident memory: ${secondaries.map((s) => `${s.name} ${s.running!.rssMb()} MB`).join(', ')}`,
   );
 }
 
@@ -187,88 +331,85 @@ async function makeZones(from: number, to: number): Promise<void> {
   at(`zones ${from} to ${to - 1} made`);
 }
 
-test(`${FIRST} zones made in bulk, then Knot and BIND configured from the printed text serve every one; zones_behind back to 0`, async () => {
-  await makeZones(0, FIRST);
-  // until they run, the secondaries serve nothing: every zone is behind for both, once the worker published it
-  await waitFor(
-    `every zone behind for both secondaries`,
-    async () => {
-      const behind = await zonesBehind();
-      return behind.get(`${KNOT_ADDRESS}:${knotPort}`) === FIRST && behind.get(`127.0.0.1:${bindPort}`) === FIRST ? true : undefined;
-    },
-    60_000,
-    500,
-  );
+test(
+  `${FIRST} zones made in bulk, then ${all} configured from the printed text serve every one; zones_behind back to 0`,
+  async () => {
+    await makeZones(0, FIRST);
+    // until they run, the secondaries serve nothing: every zone is behind for each, once the worker published it
+    await waitFor(
+      `every zone behind for each secondary`,
+      async () => {
+        const behind = await zonesBehind();
+        return secondaries.every((s) => behind.get(s.server) === FIRST) ? true : undefined;
+      },
+      60_000 + ZONES,
+      500,
+    );
 
-  const print = async (software: string) => {
-    const out = await runCli(app.baseUrl, [
-      'nameserver-set',
-      'secondary-config',
-      'default',
-      `127.0.0.1:${dnsPort}`,
-      '--software',
-      software,
-    ]);
-    expect(out).toMatchObject({ code: 0, err: '' });
-    // sized for the zones the set holds now
-    expect(out.out).toContain(` zones (${FIRST.toLocaleString('en-US')} now;`);
-    return out.out.replace(PLACEHOLDER, tsig.secret);
-  };
-  const [knotText, bindText] = [await print('knot'), await print('bind')];
-  // the sizing, as printed: BIND's limiter and transfer slots, Knot's workers (secondary-sizing.ts)
-  expect(bindText).toMatch(/^ {2}serial-query-rate \d+;$/m);
-  expect(bindText).toMatch(/^ {2}transfers-per-ns \d+;$/m);
-  expect(knotText).toMatch(/^ {4}background-workers: \d+$/m);
+    const print = async (software: string) => {
+      const out = await runCli(app.baseUrl, [
+        'nameserver-set',
+        'secondary-config',
+        'default',
+        `127.0.0.1:${dnsPort}`,
+        '--software',
+        software,
+      ]);
+      expect(out).toMatchObject({ code: 0, err: '' });
+      // sized for the zones the set holds now
+      expect(out.out).toContain(` zones (${FIRST.toLocaleString('en-US')} now;`);
+      return out.out.replace(PLACEHOLDER, tsig.secret);
+    };
+    for (const secondary of secondaries) {
+      const text = await print(secondary.software);
+      // the sizing, as printed (secondary-sizing.ts)
+      const sized = {
+        bind: [/^ {2}serial-query-rate \d+;$/m, /^ {2}transfers-per-ns \d+;$/m],
+        knot: [/^ {4}background-workers: \d+$/m],
+        nsd: [/^ {4}xfrd-tcp-max: \d+$/m],
+        powerdns: [/^retrieval-threads=\d+$/m, /^xfr-cycle-interval=\d+$/m],
+      }[secondary.software];
+      for (const line of sized) expect(text).toMatch(line);
+      secondary.running = await startFromText(secondary, text);
+    }
+    at(`${all} started from the printed text`);
+    await everyZoneServed('the first zones', WAIT_MS, FIRST);
+  },
+  WAIT_MS + 200_000,
+);
 
-  // Knot's own lines: its address, for answers and for its refresh queries and transfers (`via`), its folders
-  knot = await startKnotd({
-    port: knotPort,
-    address: KNOT_ADDRESS,
-    config: (dir) => `server:
-    rundir: "${dir}/run"
-    listen: ${KNOT_ADDRESS}@${knotPort}
-database:
-    storage: "${dir}/db"
-log:
-  - target: stderr
-    any: info
-${knotText
-  .replaceAll('"/var/lib/knot/default"', `"${dir}/zones"`)
-  .replace(`    address: 127.0.0.1@${dnsPort}\n`, `    address: 127.0.0.1@${dnsPort}\n    via: ${KNOT_ADDRESS}\n`)}`,
-  });
-  bindDir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-scale-bind-'));
-  // BIND's own lines: its address and folder
-  bind = await startNamed(bindDir, namedConfFrom([bindText], bindDir, bindPort));
-  at('Knot and BIND started from the printed text');
-  await everyZoneServedByBoth('the first zones', 600_000, FIRST);
-}, 800_000);
-
-test('the last zones made in bulk while they run: the catalog moves by IXFR, each zone NOTIFYed at its secondary’s pace, all served', async () => {
-  const catalogTransfers = () =>
-    knot!
-      .log()
-      .split('\n')
-      .filter((line) => line.includes(`[${CATALOG}.] `) && /[AI]XFR, incoming/.test(line));
-  const before = catalogTransfers().length;
-  await makeZones(FIRST, ZONES);
-  await everyZoneServedByBoth('the last zones', 300_000, ZONES);
-  // RFC 9432 §5: each call's catalog step reached Knot by IXFR (one step a call, maybe several in one transfer)
-  const after = catalogTransfers().slice(before);
-  expect(after.length).toBeGreaterThan(0);
-  expect(after.filter((line) => line.includes('AXFR, incoming'))).toEqual([]);
-  // how long a zone's transfer took, as each secondary logs it (secondary-sizing.ts sizes for about 50 ms)
-  const seconds = (pattern: RegExp, log: string) => {
-    const all = [...log.matchAll(pattern)].map((m) => Number(m[1])).sort((a, b) => a - b);
-    return all.length ? `median ${all[Math.floor(all.length / 2)]} s, p90 ${all[Math.floor(all.length * 0.9)]} s of ${all.length}` : 'none';
-  };
-  at(
-    `transfers: BIND ${seconds(/Transfer completed: .*, ([\d.]+) secs/g, bind!.log())}; Knot ${seconds(/XFR, incoming, .*finished, ([\d.]+) seconds/g, knot!.log())}`,
-  );
-  // the paces, as /metrics gives them: each secondary's, learnt from what it took
-  const metrics = (await app.http.get('/metrics')).text;
-  for (const server of [`${KNOT_ADDRESS}:${knotPort}`, `127.0.0.1:${bindPort}`]) {
-    const pace = new RegExp(`^zonekeeper_notify_pace\\{server="${server.replaceAll('.', '\\.')}"\\} ([\\d.]+)$`, 'm').exec(metrics);
-    expect(pace).not.toBeNull();
-    process.stdout.write(`NOTIFY pace of ${server}: ${pace![1]} a second\n`);
-  }
-}, 400_000);
+test(
+  'the last zones made in bulk while they run: the catalog moves by IXFR, each zone NOTIFYed at its secondary’s pace, all served',
+  async () => {
+    const knot = secondaries.find((s) => s.software === 'knot')?.running;
+    const bind = secondaries.find((s) => s.software === 'bind')?.running;
+    const catalogTransfers = () =>
+      (knot?.log() ?? '').split('\n').filter((line) => line.includes(`[${CATALOG}.] `) && /[AI]XFR, incoming/.test(line));
+    const before = catalogTransfers().length;
+    await makeZones(FIRST, ZONES);
+    await everyZoneServed('the last zones', WAIT_MS / 2, ZONES);
+    // RFC 9432 §5: each call's catalog step reached Knot by IXFR (one step a call, maybe several in one transfer)
+    if (knot) {
+      const after = catalogTransfers().slice(before);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((line) => line.includes('AXFR, incoming'))).toEqual([]);
+    }
+    // how long a zone's transfer took, as each secondary logs it (secondary-sizing.ts sizes for about 50 ms)
+    const seconds = (pattern: RegExp, log: string) => {
+      const times = [...log.matchAll(pattern)].map((m) => Number(m[1])).sort((a, b) => a - b);
+      return times.length
+        ? `median ${times[Math.floor(times.length / 2)]} s, p90 ${times[Math.floor(times.length * 0.9)]} s of ${times.length}`
+        : 'none';
+    };
+    if (bind) at(`transfers: BIND ${seconds(/Transfer completed: .*, ([\d.]+) secs/g, bind.log())}`);
+    if (knot) at(`transfers: Knot ${seconds(/XFR, incoming, .*finished, ([\d.]+) seconds/g, knot.log())}`);
+    // the paces, as /metrics gives them: each secondary's, learnt from what it took
+    const metrics = (await app.http.get('/metrics')).text;
+    for (const { server } of secondaries) {
+      const pace = new RegExp(`^zonekeeper_notify_pace\\{server="${server.replaceAll('.', '\\.')}"\\} ([\\d.]+)$`, 'm').exec(metrics);
+      expect(pace).not.toBeNull();
+      process.stdout.write(`NOTIFY pace of ${server}: ${pace![1]} a second\n`);
+    }
+  },
+  WAIT_MS / 2 + 100_000,
+);

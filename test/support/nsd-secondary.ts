@@ -32,7 +32,6 @@ export async function startNsdSecondary(options: {
   /** more top-level sections of the configuration (a `dnstap:` section, say) */
   more?: string;
 }): Promise<NsdSecondary> {
-  const nsd = findBinary('nsd');
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-nsd-'));
   const zones = options.zones
@@ -72,6 +71,21 @@ key:
   secret: "${options.tsig.secret}"
 ${options.more ?? ''}
 ${zones}`;
+  return startNsd(dir, config, port);
+}
+
+/**
+ * Runs nsd in the foreground on `config`, written into `dir` (its folder, removed when it stops), and waits until
+ * it answers on `address`@`port`. The NSD configured from the text the service prints (secondaries-at-scale) runs
+ * here as startNsdSecondary's does.
+ */
+export async function startNsd(
+  dir: string,
+  config: string,
+  port: number,
+  address = '127.0.0.1',
+): Promise<NsdSecondary & { configFile: string }> {
+  const nsd = findBinary('nsd');
   const configFile = path.join(dir, 'nsd.conf');
   writeFileSync(configFile, config);
   let output = '';
@@ -97,7 +111,7 @@ ${zones}`;
       'nsd to listen',
       async () => {
         if (exited) throw new Error(`nsd exited: ${output}`);
-        return (await sendUdp(port, question)) ? true : undefined;
+        return (await sendUdp(port, question, address)) ? true : undefined;
       },
       15_000,
       100,
@@ -106,5 +120,5 @@ ${zones}`;
     await stop();
     throw error;
   }
-  return { port, log: () => output, stop };
+  return { port, configFile, log: () => output, stop };
 }

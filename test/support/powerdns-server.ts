@@ -34,6 +34,9 @@ export interface PowerDnsServer {
   dnsPort: number;
   /** "4.7.3" */
   version: string;
+  /** its configuration folder (pdnsutil's `--config-dir`) and its gsqlite3 database */
+  configDir: string;
+  database: string;
   log(): string;
   stop(): Promise<void>;
 }
@@ -135,7 +138,7 @@ export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDn
     await stop();
     throw error;
   }
-  return { baseUrl, apiKey: POWERDNS_API_KEY, dnsPort, version, log: () => output, stop };
+  return { baseUrl, apiKey: POWERDNS_API_KEY, dnsPort, version, configDir: dir, database, log: () => output, stop };
 }
 
 /**

@@ -67,7 +67,7 @@ export function updateMessage(zone: string, updates: any[]): Buffer {
 }
 
 /** sends one message over UDP and returns the answer, or undefined after 2 s of silence */
-export async function sendUdp(port: number, message: Buffer): Promise<Buffer | undefined> {
+export async function sendUdp(port: number, message: Buffer, host = '127.0.0.1'): Promise<Buffer | undefined> {
   const socket = dgram.createSocket('udp4');
   try {
     return await new Promise<Buffer | undefined>((resolve) => {
@@ -76,7 +76,7 @@ export async function sendUdp(port: number, message: Buffer): Promise<Buffer | u
         clearTimeout(timer);
         resolve(answer);
       });
-      socket.send(message, port, '127.0.0.1');
+      socket.send(message, port, host);
     });
   } finally {
     socket.close();

@@ -217,7 +217,20 @@ zone:
 # NSD before 4.9 reads no catalog: add each member zone of the catalog (and delete each one it drops):
 #   nsd-control addzone <zone> ${pattern}
 #   nsd-control delzone <zone>
+# or every member at once, from the catalog's transfer (again after each change of the catalog, e.g. from cron;
+# a member already served is left as it is), 200 a call: NSD 4.6 stops answering a list of a few hundred
+#   ${catalogMembers(at, `"${pattern}"`)} | split -l 200 --filter='nsd-control addzones'
 `;
+}
+
+/**
+ * a shell pipeline that writes the catalog's member zones (RFC 9432 §4.1), one a line and each followed by `more`
+ * (an awk expression), from its AXFR with dig
+ */
+function catalogMembers(at: SecondaryAt, more: string): string {
+  const key = at.key ? ` -y ${at.key.algorithm}:${at.key.name}:'${SECRET_PLACEHOLDER}'` : '';
+  const members = `.zones.${at.catalog}.`.toLowerCase().replaceAll('.', '\\.');
+  return `dig @${at.host} -p ${at.port}${key} ${at.catalog}. AXFR +noall +answer | awk 'tolower($1) ~ /${members}$/ && $4 == "PTR" { print $5, ${more} }'`;
 }
 
 /**
@@ -226,6 +239,11 @@ zone:
  * is given the key too: until it has it, its transfer is unsigned (a view's reads the base zone, or is refused with
  * VIEWS_UNSIGNED_TRANSFERS=refuse; a set's is refused when TSIG_KEY is set).
  */
+/** the generic SQL backends' statement that gives every member of the catalog without a key the catalog's key */
+function powerdnsMembersKey(catalog: string, key: string): string {
+  return `insert into domainmetadata (domain_id, kind, content) select id, 'AXFR-MASTER-TSIG', '${key}' from domains where catalog = '${catalog}' and id not in (select domain_id from domainmetadata where kind = 'AXFR-MASTER-TSIG');`;
+}
+
 function powerdnsConfig(at: SecondaryAt): string {
   const s = at.sizing;
   const primary = at.host.includes(':') ? `[${at.host}]:${at.port}` : `${at.host}:${at.port}`;
@@ -238,6 +256,9 @@ function powerdnsConfig(at: SecondaryAt): string {
     ? `# a member zone takes the catalog's primaries but not its key: give every member the key (again after each
 # change of the catalog, e.g. from cron; -v lists the members not transferred yet too)
 for zone in $(pdnsutil -v list-all-zones secondary | grep -v 'zonecount:'); do pdnsutil set-meta "$zone" AXFR-MASTER-TSIG ${at.key.name}; done
+# or, with a generic SQL backend (gsqlite3, gmysql, gpgsql), every member in one statement on its database, where a
+# pdnsutil a zone takes minutes at a hoster's scale:
+#   ${powerdnsMembersKey(at.catalog, at.key.name)}
 `
     : '';
   return `# PowerDNS Authoritative 4.7 or later: ${at.view ? `the instance of ${whose(at)} (one instance, with its own backend, per view)` : `a secondary of ${whose(at)}`}
