@@ -280,7 +280,8 @@ test("the console's zone list reads each zone's health state with its page, with
   expect(serversRead).toHaveLength(1);
   expect(serversRead[0]).toMatch(/\bd\.serial\b/);
   expect(serversRead[0]).toMatch(/\bjoin users u\b/);
-  expect(propagation.filter((sql) => /^\s*select/i.test(sql))).toHaveLength(2);
+  // (the caller's key, read again when its cached look-up has expired on a slow host, is not the page's)
+  expect(propagation.filter((sql) => /^\s*select/i.test(sql) && !/\bfrom api_keys\b/.test(sql))).toHaveLength(2);
   // the count is asked for before the page is read, not once its zones are answered
   const count = statements.findIndex((sql) => /^\s*select count\(\*\) as count from domains/i.test(sql));
   const page = statements.findIndex((sql) => /order by d\.name/i.test(sql));
