@@ -179,7 +179,9 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
         "--filter='nsd-control addzones'",
         `--filter='${findBinary('nsd-control')} -c ${nsd.configFile} addzones'`,
       );
-      follow('the NSD members added', () => run('bash', ['-c', `set -o pipefail; ${members}`], { maxBuffer: 256 * 1024 * 1024 }));
+      follow('the NSD members added', () =>
+        run('bash', ['-c', `set -o pipefail; ${members}`], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 }),
+      );
       return { ...nsd, rssMb: () => rssMb(nsd.configFile) };
     }
     case 'powerdns': {
@@ -192,7 +194,9 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
       }
       // a member takes the catalog's primaries but not its key: the printed statement, as cron would run it
       const statement = printedStep(text, 'insert into domainmetadata');
-      follow('the PowerDNS members given the key', () => run(findBinary('sqlite3'), ['-cmd', '.timeout 10000', pdns.database, statement]));
+      follow('the PowerDNS members given the key', () =>
+        run(findBinary('sqlite3'), ['-cmd', '.timeout 10000', pdns.database, statement], { timeout: 60_000 }),
+      );
       return { ...pdns, rssMb: () => rssMb(pdns.configDir) };
     }
   }
