@@ -173,15 +173,18 @@ export class PropagationRepository {
    * Brings forward to `inMs` from now the checks of zones their secondary has just asked for (`server` and `zone`,
    * pairwise: its refresh, an SOA query then a transfer), when not in sync and due later: a server that lagged long
    * has its next check minutes away (a backed-off schedule), and the zone would be shown behind that long after
-   * the server took it.
+   * the server took it. Its attempts are brought back to `attemptsAtMost`, so that the checks after that one come
+   * at a short interval again: a secondary may serve a transfer only when it next loads its zones (NSD's reload, a
+   * second or more at a hoster's scale), after the check a second later.
    */
-  async checkSoon(servers: string[], zones: string[], inMs: number): Promise<void> {
+  async checkSoon(servers: string[], zones: string[], inMs: number, attemptsAtMost: number): Promise<void> {
     await this.sql.affected(
-      `update zone_server_status s set next_check_at = now() + make_interval(secs => $3::float8 / 1000)
+      `update zone_server_status s set next_check_at = now() + make_interval(secs => $3::float8 / 1000),
+              attempts = least(s.attempts, $4::int)
          from unnest($1::text[], $2::text[]) as a(server, zone), domains d
         where d.name = a.zone and s.domain_id = d.id and s.server = a.server and s.state <> 'in_sync'
           and s.next_check_at > now() + make_interval(secs => $3::float8 / 1000)`,
-      [servers, zones, inMs],
+      [servers, zones, inMs, attemptsAtMost],
     );
   }
 

@@ -27,6 +27,12 @@ export const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 /** a zone a secondary asks for (its refresh) is checked there this soon after: its transfer is done by then */
 const ASKED_CHECK_MS = 1000;
+/**
+ * and its checks after that one resume from this attempt: 410 ms, 655 ms, 1 s, 1.7 s, 2.7 s apart (a secondary
+ * that serves a transfer only at its next load of its zones is found in sync seconds later, not minutes), the
+ * re-NOTIFY of a lagging zone at the 16th, not at once
+ */
+const ASKED_ATTEMPTS_AT_MOST = 12;
 
 /** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
@@ -115,6 +121,7 @@ export function statusChecksDuty(
           pairs.map(([server]) => server),
           pairs.map(([, zone]) => zone),
           ASKED_CHECK_MS,
+          ASKED_ATTEMPTS_AT_MOST,
         );
       }
       const due = await repository.claimDueChecks(STATUS_BATCH, STATUS_LEASE_SECONDS);
