@@ -8,8 +8,8 @@ import { FAST_CHECK_MS } from './status-checks';
 
 /**
  * zones given status rows for a newly configured secondary per poll, their first checks spread over the poll
- * interval; the checks themselves go at STATUS_BATCH per status tick, so 100,000 zones are adopted in about 100 s
- * and checked in about 17 minutes, without a burst at the secondary
+ * interval; 100,000 zones are adopted in about 100 s, and their checks come as they fall due (in rounds of
+ * STATUS_BATCH, larger while rounds are full), not in one burst at the secondary
  */
 const ADOPT_BATCH = 1000;
 const ADOPT_SPREAD_MS = POLL_MS;

@@ -10,6 +10,11 @@ import type { SecondaryRequests } from '../../services/transfers/secondary-reque
 export const STATUS_CHECKS = 'status checks';
 const STATUS_TICK_MS = 500;
 export const STATUS_BATCH = 50;
+/**
+ * a full round doubles the next one, up to this: a change to every zone, or a hoster's secondaries taking 100,000
+ * zones at 100 to 200 a second each, is more checks a second than rounds of 50 make
+ */
+const STATUS_BATCH_MAX = 800;
 /** a claimed status check may take this long before another worker may take it again */
 const STATUS_LEASE_SECONDS = 10;
 /** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
@@ -57,6 +62,7 @@ export function statusChecksDuty(
   // what each secondary asked for since the last round (server name → zones), as the primaries saw it: those
   // zones' checks there are brought forward (`checkSoon`)
   let asked = new Map<string, Set<string>>();
+  let batch = STATUS_BATCH;
   const unlisten = requests?.listen((address, zone) => {
     for (const [name, server] of fleet.servers) {
       if (server.host !== address) continue;
@@ -124,11 +130,14 @@ export function statusChecksDuty(
           ASKED_ATTEMPTS_AT_MOST,
         );
       }
-      const due = await repository.claimDueChecks(STATUS_BATCH, STATUS_LEASE_SECONDS);
+      const due = await repository.claimDueChecks(batch, STATUS_LEASE_SECONDS);
       await Promise.all(due.map(checkOne));
       // a full round: more are due (a change to every zone is a check of every zone at every server), so the
-      // next round at once rather than at the next tick
-      if (due.length === STATUS_BATCH) checkIn(0);
+      // next round at once and larger, rather than at the next tick
+      if (due.length === batch) {
+        batch = Math.min(batch * 2, STATUS_BATCH_MAX);
+        checkIn(0);
+      } else batch = STATUS_BATCH;
     },
     stop: async () => unlisten?.(),
     where: 'propagation worker',
