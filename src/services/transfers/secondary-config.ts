@@ -234,16 +234,19 @@ function catalogMembers(at: SecondaryAt, more: string): string {
 }
 
 /**
+ * the generic SQL backends' statement that gives every member of the catalog without a key the catalog's key (their
+ * `domains.catalog` holds the catalog's name without its final dot)
+ */
+function powerdnsMembersKey(catalog: string, key: string): string {
+  return `insert into domainmetadata (domain_id, kind, content) select id, 'AXFR-MASTER-TSIG', '${key}' from domains where catalog = '${catalog}' and id not in (select domain_id from domainmetadata where kind = 'AXFR-MASTER-TSIG');`;
+}
+
+/**
  * PowerDNS Authoritative (4.7, Debian 12's, and later): the catalog as a consumer zone, its transfers signed with
  * the key (AXFR-MASTER-TSIG). PowerDNS gives a member zone the catalog's primaries but not its key, so each member
  * is given the key too: until it has it, its transfer is unsigned (a view's reads the base zone, or is refused with
  * VIEWS_UNSIGNED_TRANSFERS=refuse; a set's is refused when TSIG_KEY is set).
  */
-/** the generic SQL backends' statement that gives every member of the catalog without a key the catalog's key */
-function powerdnsMembersKey(catalog: string, key: string): string {
-  return `insert into domainmetadata (domain_id, kind, content) select id, 'AXFR-MASTER-TSIG', '${key}' from domains where catalog = '${catalog}' and id not in (select domain_id from domainmetadata where kind = 'AXFR-MASTER-TSIG');`;
-}
-
 function powerdnsConfig(at: SecondaryAt): string {
   const s = at.sizing;
   const primary = at.host.includes(':') ? `[${at.host}]:${at.port}` : `${at.host}:${at.port}`;
