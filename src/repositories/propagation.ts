@@ -25,6 +25,19 @@ export interface DueCheck {
   serial: number;
   attempts: number;
 }
+
+/** what a status check found, to be stored (`recordChecks`) */
+export interface CheckOutcome {
+  id: number;
+  served: number | null;
+  state: ServerState;
+  error: string | null;
+  /** the zone's serial the check was for */
+  checkedSerial: number;
+  attempts: number;
+  /** when the next check is due, from now, unless the server is in sync */
+  nextInMs: number;
+}
 export type ServerState = 'pending' | 'in_sync' | 'error';
 
 /**
@@ -233,51 +246,58 @@ export class PropagationRepository {
   }
 
   /**
-   * Stores a check's outcome. The zone's serial is re-read in the update: a change committed since the check
-   * was claimed keeps the row pending (no lost update).
+   * Stores checks' outcomes, one statement for them all: a round at a hoster's scale is hundreds of checks, and a
+   * statement each was most of the database's work while secondaries took a change to every zone. The zone's
+   * serial is re-read in the update: a change committed since a check was claimed keeps its row pending (no lost
+   * update).
    */
-  async recordCheck(check: {
-    id: number;
-    served: number | null;
-    state: ServerState;
-    error: string | null;
-    checkedSerial: number;
-    attempts: number;
-    nextInMs: number;
-  }): Promise<void> {
+  async recordChecks(checks: readonly CheckOutcome[]): Promise<void> {
+    if (!checks.length) return;
     await this.sql.affected(
       `update zone_server_status s
-          set served_serial = coalesce($2::bigint, s.served_serial),
-              state = case when $3 = 'in_sync' and d.serial <> $5::bigint then 'pending' else $3 end,
-              error = case when $3 = 'in_sync' and d.serial <> $5::bigint then null else $4 end,
-              attempts = case when $3 = 'in_sync' then 0 else $6 end,
-              next_check_at = case when $3 = 'in_sync' and d.serial = $5::bigint then 'infinity'::timestamptz
-                                   when $3 = 'in_sync' then now() else now() + make_interval(secs => $7::float8 / 1000) end,
+          set served_serial = coalesce(c.served, s.served_serial),
+              state = case when c.state = 'in_sync' and d.serial <> c.checked_serial then 'pending' else c.state end,
+              error = case when c.state = 'in_sync' and d.serial <> c.checked_serial then null else c.error end,
+              attempts = case when c.state = 'in_sync' then 0 else c.attempts end,
+              next_check_at = case when c.state = 'in_sync' and d.serial = c.checked_serial then 'infinity'::timestamptz
+                                   when c.state = 'in_sync' then now() else now() + make_interval(secs => c.next_in_ms / 1000) end,
               updated_at = now()
-         from domains d where s.id = $1 and d.id = s.domain_id`,
-      [check.id, check.served, check.state, check.error, check.checkedSerial, check.attempts, check.nextInMs],
+         from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::float8[])
+                as c(id, served, state, error, checked_serial, attempts, next_in_ms),
+              domains d
+        where s.id = c.id and d.id = s.domain_id`,
+      [
+        checks.map((c) => c.id),
+        checks.map((c) => c.served),
+        checks.map((c) => c.state),
+        checks.map((c) => c.error),
+        checks.map((c) => c.checkedSerial),
+        checks.map((c) => c.attempts),
+        checks.map((c) => c.nextInMs),
+      ],
     );
   }
 
   /**
-   * The `zone.propagated` event (repositories/events.ts) of the zone of the status row `id`, once every server of
-   * its set serves its serial, once per serial (`domains.propagated_serial`). A statement of its own, after the
-   * check's own committed: of two servers found in sync at the same time, each statement sees the other's row
-   * committed or the other's announcement made, so the event is neither lost nor said twice (the update of the
-   * zone row checks `propagated_serial` again once it holds the row).
+   * The `zone.propagated` event (repositories/events.ts) of the zones of the status rows `ids`, each once every
+   * server of its set serves its serial, once per serial (`domains.propagated_serial`). A statement of its own,
+   * after the checks' own committed: of two servers found in sync at the same time, each statement sees the
+   * other's row committed or the other's announcement made, so the event is neither lost nor said twice (the
+   * update of the zone row checks `propagated_serial` again once it holds the row).
    */
-  async announcePropagated(id: number): Promise<void> {
+  async announcePropagated(ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
     await this.sql.affected(
       `with z as (
          update domains d set propagated_serial = d.serial
-          where d.id = (select domain_id from zone_server_status where id = $1) and d.propagated_serial is distinct from d.serial
+          where d.id in (select domain_id from zone_server_status where id = any($1::bigint[])) and d.propagated_serial is distinct from d.serial
             and not exists (select 1 from zone_server_status o
                              where o.domain_id = d.id and (o.state <> 'in_sync' or o.served_serial is distinct from d.serial))
           returning d.id, d.name, d.user_id, d.serial)
        ${insertEventsSql(`select 'zone.propagated', z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial,
            'servers', (select coalesce(jsonb_agg(o.server order by o.server), '[]'::jsonb) from zone_server_status o where o.domain_id = z.id))
          from z`)}`,
-      [id],
+      [ids],
     );
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/pool';
 import { querySoaSerial } from '../../dns-client/dns-client';
 import { serialGreaterThan } from '../../dns/serial';
-import { DueCheck, PropagationRepository, ServerState } from '../../repositories/propagation';
+import { CheckOutcome, DueCheck, PropagationRepository, ServerState } from '../../repositories/propagation';
 import type { Duty } from '../duties';
 import type { Notifier } from '../notifier';
 import type { NameserverFleet } from './nameserver-sets';
@@ -72,6 +72,8 @@ export function statusChecksDuty(
     checkIn(ASKED_CHECK_MS);
   });
 
+  const outcomes = new GroupedOutcomes(repository);
+
   const checkOne = async (row: DueCheck): Promise<void> => {
     const server = fleet.servers.get(row.server);
     if (!server) {
@@ -108,9 +110,7 @@ export function statusChecksDuty(
       // re-send on checks 2, 4, 8, ..., not on every check (PowerDNS got 161 NOTIFYs for 30 changes)
       if (attempts >= 2 && isBackoffTurn(attempts)) notifier.request(row.zone, server);
     }
-    await repository.recordCheck({ id: row.id, served, state, error, checkedSerial: row.serial, attempts, nextInMs: delayMs });
-    // after its own statement committed: of two servers found in sync at once, the later's sees both (propagation.ts)
-    if (state === 'in_sync') await repository.announcePropagated(row.id);
+    await outcomes.record({ id: row.id, served, state, error, checkedSerial: row.serial, attempts, nextInMs: delayMs });
     if (state !== 'in_sync') checkIn(delayMs);
   };
 
@@ -143,4 +143,46 @@ export function statusChecksDuty(
     where: 'propagation worker',
     failure: { level: 'error', message: 'propagation worker: status check failed' },
   };
+}
+
+/**
+ * The checks' outcomes, stored together: those that wait while a statement is under way are the next statement,
+ * so that a round of hundreds of answers is a few statements, and a lone check's is stored at once. The zones
+ * found in sync are announced after their outcomes committed (repositories/propagation.ts, `announcePropagated`).
+ * `record` settles once its outcome is stored, or fails with the statement that held it.
+ */
+class GroupedOutcomes {
+  private waiting: { outcome: CheckOutcome; stored: () => void; failed: (error: unknown) => void }[] = [];
+  private storing = false;
+
+  constructor(private readonly repository: PropagationRepository) {}
+
+  record(outcome: CheckOutcome): Promise<void> {
+    return new Promise((stored, failed) => {
+      this.waiting.push({ outcome, stored, failed });
+      if (!this.storing) void this.storeWaiting();
+    });
+  }
+
+  private async storeWaiting(): Promise<void> {
+    this.storing = true;
+    try {
+      // the answers that arrived together are stored together
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.waiting.length) {
+        const batch = this.waiting.splice(0);
+        try {
+          await this.repository.recordChecks(batch.map((entry) => entry.outcome));
+          await this.repository.announcePropagated(
+            batch.filter((entry) => entry.outcome.state === 'in_sync').map((entry) => entry.outcome.id),
+          );
+          for (const entry of batch) entry.stored();
+        } catch (error) {
+          for (const entry of batch) entry.failed(error);
+        }
+      }
+    } finally {
+      this.storing = false;
+    }
+  }
 }
