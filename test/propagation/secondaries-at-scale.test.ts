@@ -10,7 +10,9 @@
  * SECONDARIES_AT_SCALE_SOFTWARE names the secondaries (`knot,bind` by default; `nsd` and `powerdns` too, alone or
  * together), each configured from its printed text and following its printed steps: NSD 4.6 is given the catalog's
  * members by the printed `nsd-control addzones` line, PowerDNS's members their key by the printed statement on its
- * gsqlite3 backend, each run as an operator's cron would (every 2 s, and a second more per 10,000 zones).
+ * backend, each run as an operator's cron would (every 2 s, and a second more per 10,000 zones). PowerDNS's backend is
+ * gsqlite3, or gpgsql with SECONDARIES_AT_SCALE_POWERDNS_BACKEND=gpgsql (a database on the test's PostgreSQL server;
+ * Debian package pdns-backend-pgsql).
  * SECONDARIES_AT_SCALE_ZONES and SECONDARIES_AT_SCALE_WAIT_SECONDS (600: the bound docs/scale.md sets) size it
  * for a measurement.
  *
@@ -51,6 +53,9 @@ const run = promisify(execFile);
 const SOFTWARE = { knot: 'Knot', bind: 'BIND', nsd: 'NSD', powerdns: 'PowerDNS' } as const;
 type Software = keyof typeof SOFTWARE;
 const ADDRESSES: Record<Software, string> = { bind: '127.0.0.1', knot: '127.0.0.2', nsd: '127.0.0.3', powerdns: '127.0.0.4' };
+const POWERDNS_BACKEND = process.env.SECONDARIES_AT_SCALE_POWERDNS_BACKEND ?? 'gsqlite3';
+if (!['gsqlite3', 'gpgsql'].includes(POWERDNS_BACKEND))
+  throw new Error(`SECONDARIES_AT_SCALE_POWERDNS_BACKEND: ${POWERDNS_BACKEND} is neither gsqlite3 nor gpgsql`);
 const chosen = (process.env.SECONDARIES_AT_SCALE_SOFTWARE ?? 'knot,bind').split(',').map((name) => name.trim());
 for (const name of chosen)
   if (!(name in SOFTWARE)) throw new Error(`SECONDARIES_AT_SCALE_SOFTWARE: ${name} is none of ${Object.keys(SOFTWARE).join(', ')}`);
@@ -186,7 +191,10 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
     }
     case 'powerdns': {
       const settings = text.split('\n').filter((line) => /^[a-z-]+=/.test(line));
-      const pdns = await startPowerDns([...settings, `local-address=${host}`, `local-port=${port}`, `query-local-address=${host}`]);
+      const pdns = await startPowerDns(
+        [...settings, `local-address=${host}`, `local-port=${port}`, `query-local-address=${host}`],
+        POWERDNS_BACKEND === 'gpgsql' ? { kind: 'gpgsql', adminUrl: process.env.TEST_DATABASE_ADMIN_URL! } : { kind: 'gsqlite3' },
+      );
       // the printed pdnsutil steps, one by one, on its backend
       for (const line of text.split('\n').filter((l) => l.startsWith('pdnsutil '))) {
         const args = [...line.slice('pdnsutil '.length).matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
@@ -195,7 +203,9 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
       // a member takes the catalog's primaries but not its key: the printed statement, as cron would run it
       const statement = printedStep(text, 'insert into domainmetadata');
       follow('the PowerDNS members given the key', () =>
-        run(findBinary('sqlite3'), ['-cmd', '.timeout 10000', pdns.database, statement], { timeout: 60_000 }),
+        POWERDNS_BACKEND === 'gpgsql'
+          ? run(findBinary('psql'), ['-v', 'ON_ERROR_STOP=1', '-q', pdns.database, '-c', statement], { timeout: 60_000 })
+          : run(findBinary('sqlite3'), ['-cmd', '.timeout 10000', pdns.database, statement], { timeout: 60_000 }),
       );
       return { ...pdns, rssMb: () => rssMb(pdns.configDir) };
     }

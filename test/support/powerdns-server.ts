@@ -34,7 +34,7 @@ export interface PowerDnsServer {
   dnsPort: number;
   /** "4.7.3" */
   version: string;
-  /** its configuration folder (pdnsutil's `--config-dir`) and its gsqlite3 database */
+  /** its configuration folder (pdnsutil's `--config-dir`) and its database (gsqlite3's file, gpgsql's URL) */
   configDir: string;
   database: string;
   log(): string;
@@ -60,20 +60,63 @@ export function powerDnsVersion(): string {
   return version;
 }
 
-export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDnsServer> {
+/**
+ * Its backend: gsqlite3 (a file in its folder), or gpgsql on a database of its own made on the PostgreSQL server of
+ * `adminUrl` (Debian package pdns-backend-pgsql; dropped when it stops): a hoster's PowerDNS keeps its zones in a
+ * database server, whose many writers take transfers side by side where SQLite's one writer takes them in turn.
+ */
+export type PowerDnsBackend = { kind: 'gsqlite3' } | { kind: 'gpgsql'; adminUrl: string };
+
+const PGSQL_SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
+
+/** the backend's database made and its settings; `database` is the file or the connection URL */
+function backendDatabase(backend: PowerDnsBackend, dir: string): { database: string; config: string[]; drop(): void } {
+  if (backend.kind === 'gsqlite3') {
+    const database = path.join(dir, 'pdns.sqlite3');
+    execFileSync(findBinary('sqlite3'), [database], { input: readFileSync(schemaFile()), stdio: ['pipe', 'ignore', 'pipe'] });
+    // its DNSSEC tables: cryptokeys as DNSControl's AUTODNSSEC and PowerDNS-Admin make them
+    return { database, config: ['launch=gsqlite3', `gsqlite3-database=${database}`, 'gsqlite3-dnssec=yes'], drop: () => undefined };
+  }
+  if (!existsSync(PGSQL_SCHEMA)) throw new Error('the gpgsql schema is missing: install the Debian package pdns-backend-pgsql');
+  const name = `pdns_${path.basename(dir).replace(/\W/g, '_').toLowerCase()}`;
+  const admin = new URL(backend.adminUrl);
+  const psql = (database: string, args: string[], input?: Buffer) => {
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    execFileSync(findBinary('psql'), ['-v', 'ON_ERROR_STOP=1', '-q', url.toString(), ...args], {
+      input,
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+  };
+  psql(admin.pathname.slice(1) || 'postgres', ['-c', `create database ${name}`]);
+  psql(name, [], readFileSync(PGSQL_SCHEMA));
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    database: url.toString(),
+    config: [
+      'launch=gpgsql',
+      `gpgsql-host=${admin.hostname}`,
+      `gpgsql-port=${admin.port || 5432}`,
+      `gpgsql-user=${decodeURIComponent(admin.username)}`,
+      `gpgsql-password=${decodeURIComponent(admin.password)}`,
+      `gpgsql-dbname=${name}`,
+      'gpgsql-dnssec=yes',
+    ],
+    drop: () => psql(admin.pathname.slice(1) || 'postgres', ['-c', `drop database if exists ${name} with (force)`]),
+  };
+}
+
+export async function startPowerDns(extraConfig: string[] = [], backend: PowerDnsBackend = { kind: 'gsqlite3' }): Promise<PowerDnsServer> {
   const binary = findBinary('pdns_server');
   const version = powerDnsVersion();
   if (!version.startsWith('4.7.')) throw new Error(`the differential is against PowerDNS 4.7 (Debian bookworm); found ${version}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-powerdns-'));
-  const database = path.join(dir, 'pdns.sqlite3');
-  execFileSync(findBinary('sqlite3'), [database], { input: readFileSync(schemaFile()), stdio: ['pipe', 'ignore', 'pipe'] });
+  const { database, config: backendConfig, drop } = backendDatabase(backend, dir);
   const apiPort = await freePort();
   const dnsPort = await freePort();
   const config = [
-    'launch=gsqlite3',
-    `gsqlite3-database=${database}`,
-    // its DNSSEC tables: cryptokeys as DNSControl's AUTODNSSEC and PowerDNS-Admin make them
-    'gsqlite3-dnssec=yes',
+    ...backendConfig,
     'api=yes',
     `api-key=${POWERDNS_API_KEY}`,
     'webserver=yes',
@@ -122,6 +165,7 @@ export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDn
       });
     }
     rmSync(dir, { recursive: true, force: true });
+    drop();
   };
   try {
     await waitFor(
