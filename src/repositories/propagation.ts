@@ -192,11 +192,15 @@ export class PropagationRepository {
    */
   async checkSoon(servers: string[], zones: string[], inMs: number, attemptsAtMost: number): Promise<void> {
     await this.sql.affected(
-      `update zone_server_status s set next_check_at = now() + make_interval(secs => $3::float8 / 1000),
+      `with locked as (
+         select s.id from zone_server_status s join domains d on d.id = s.domain_id
+                join unnest($1::text[], $2::text[]) as a(server, zone) on d.name = a.zone and s.server = a.server
+          where s.state <> 'in_sync' and s.next_check_at > now() + make_interval(secs => $3::float8 / 1000)
+          order by s.id for update of s)
+       update zone_server_status s set next_check_at = now() + make_interval(secs => $3::float8 / 1000),
               attempts = least(s.attempts, $4::int)
-         from unnest($1::text[], $2::text[]) as a(server, zone), domains d
-        where d.name = a.zone and s.domain_id = d.id and s.server = a.server and s.state <> 'in_sync'
-          and s.next_check_at > now() + make_interval(secs => $3::float8 / 1000)`,
+        where s.id in (select id from locked)
+          and s.state <> 'in_sync' and s.next_check_at > now() + make_interval(secs => $3::float8 / 1000)`,
       [servers, zones, inMs, attemptsAtMost],
     );
   }
@@ -249,12 +253,14 @@ export class PropagationRepository {
    * Stores checks' outcomes, one statement for them all: a round at a hoster's scale is hundreds of checks, and a
    * statement each was most of the database's work while secondaries took a change to every zone. The zone's
    * serial is re-read in the update: a change committed since a check was claimed keeps its row pending (no lost
-   * update).
+   * update). The rows are locked in id order first, as `checkSoon` locks them: two statements over overlapping rows
+   * (two workers' checks, a lease run out) wait for each other instead of deadlocking.
    */
   async recordChecks(checks: readonly CheckOutcome[]): Promise<void> {
     if (!checks.length) return;
     await this.sql.affected(
-      `update zone_server_status s
+      `with locked as (select id from zone_server_status where id = any($1::bigint[]) order by id for update)
+       update zone_server_status s
           set served_serial = coalesce(c.served, s.served_serial),
               state = case when c.state = 'in_sync' and d.serial <> c.checked_serial then 'pending' else c.state end,
               error = case when c.state = 'in_sync' and d.serial <> c.checked_serial then null else c.error end,
@@ -265,7 +271,7 @@ export class PropagationRepository {
          from unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::float8[])
                 as c(id, served, state, error, checked_serial, attempts, next_in_ms),
               domains d
-        where s.id = c.id and d.id = s.domain_id`,
+        where s.id = c.id and d.id = s.domain_id and s.id in (select id from locked)`,
       [
         checks.map((c) => c.id),
         checks.map((c) => c.served),
