@@ -11,8 +11,8 @@
  * together), each configured from its printed text and following its printed steps: NSD 4.6 is given the catalog's
  * members by the printed `nsd-control addzones` line, PowerDNS's members their key by the printed statement on its
  * backend, each run as an operator's cron would (every 2 s, and a second more per 10,000 zones). PowerDNS's backend is
- * gsqlite3, or gpgsql with SECONDARIES_AT_SCALE_POWERDNS_BACKEND=gpgsql (a database on the test's PostgreSQL server;
- * Debian package pdns-backend-pgsql).
+ * gsqlite3, or gpgsql with SECONDARIES_AT_SCALE_POWERDNS_BACKEND=gpgsql (a database of its own on the run's
+ * PostgreSQL; Debian package pdns-backend-pgsql).
  * SECONDARIES_AT_SCALE_ZONES and SECONDARIES_AT_SCALE_WAIT_SECONDS (600: the bound docs/scale.md sets) size it
  * for a measurement.
  *
@@ -32,7 +32,7 @@ import { runCli } from '../support/cli';
 import { createUser } from '../support/fixtures';
 import { namedConfFrom, startNamed } from '../support/bind-secondary';
 import { startNsd } from '../support/nsd-secondary';
-import { startPowerDns } from '../support/powerdns-server';
+import { PowerDnsBackend, startPowerDns } from '../support/powerdns-server';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep, waitFor } from '../support/wait-for';
 import { findBinary, freePort, startKnotd } from './knot';
@@ -53,7 +53,7 @@ const run = promisify(execFile);
 const SOFTWARE = { knot: 'Knot', bind: 'BIND', nsd: 'NSD', powerdns: 'PowerDNS' } as const;
 type Software = keyof typeof SOFTWARE;
 const ADDRESSES: Record<Software, string> = { bind: '127.0.0.1', knot: '127.0.0.2', nsd: '127.0.0.3', powerdns: '127.0.0.4' };
-const POWERDNS_BACKEND = process.env.SECONDARIES_AT_SCALE_POWERDNS_BACKEND ?? 'gsqlite3';
+const POWERDNS_BACKEND = (process.env.SECONDARIES_AT_SCALE_POWERDNS_BACKEND ?? 'gsqlite3') as PowerDnsBackend;
 if (!['gsqlite3', 'gpgsql'].includes(POWERDNS_BACKEND))
   throw new Error(`SECONDARIES_AT_SCALE_POWERDNS_BACKEND: ${POWERDNS_BACKEND} is neither gsqlite3 nor gpgsql`);
 const chosen = (process.env.SECONDARIES_AT_SCALE_SOFTWARE ?? 'knot,bind').split(',').map((name) => name.trim());
@@ -193,7 +193,7 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
       const settings = text.split('\n').filter((line) => /^[a-z-]+=/.test(line));
       const pdns = await startPowerDns(
         [...settings, `local-address=${host}`, `local-port=${port}`, `query-local-address=${host}`],
-        POWERDNS_BACKEND === 'gpgsql' ? { kind: 'gpgsql', adminUrl: process.env.TEST_DATABASE_ADMIN_URL! } : { kind: 'gsqlite3' },
+        POWERDNS_BACKEND,
       );
       // the printed pdnsutil steps, one by one, on its backend
       for (const line of text.split('\n').filter((l) => l.startsWith('pdnsutil '))) {

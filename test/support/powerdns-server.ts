@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findBinary, freePort } from '../propagation/knot';
 import { killGroup, spawnGroup } from './process-group';
+import { createTestDatabase } from './test-db';
 import { waitFor } from './wait-for';
 
 const SQLITE_SCHEMA = [
@@ -61,58 +62,58 @@ export function powerDnsVersion(): string {
 }
 
 /**
- * Its backend: gsqlite3 (a file in its folder), or gpgsql on a database of its own made on the PostgreSQL server of
- * `adminUrl` (Debian package pdns-backend-pgsql; dropped when it stops): a hoster's PowerDNS keeps its zones in a
- * database server, whose many writers take transfers side by side where SQLite's one writer takes them in turn.
+ * Its backend: gsqlite3 (a file in its folder), or gpgsql on a database of its own on the run's PostgreSQL
+ * (`createTestDatabase`; Debian package pdns-backend-pgsql), as a hoster's PowerDNS keeps its zones in a database
+ * server (no faster at taking 100,000 zones on two shared cores: docs/scale.md).
  */
-export type PowerDnsBackend = { kind: 'gsqlite3' } | { kind: 'gpgsql'; adminUrl: string };
+export type PowerDnsBackend = 'gsqlite3' | 'gpgsql';
 
 const PGSQL_SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
 
 /** the backend's database made and its settings; `database` is the file or the connection URL */
-function backendDatabase(backend: PowerDnsBackend, dir: string): { database: string; config: string[]; drop(): void } {
-  if (backend.kind === 'gsqlite3') {
+async function backendDatabase(
+  backend: PowerDnsBackend,
+  dir: string,
+): Promise<{ database: string; config: string[]; drop(): Promise<void> }> {
+  if (backend === 'gsqlite3') {
     const database = path.join(dir, 'pdns.sqlite3');
     execFileSync(findBinary('sqlite3'), [database], { input: readFileSync(schemaFile()), stdio: ['pipe', 'ignore', 'pipe'] });
     // its DNSSEC tables: cryptokeys as DNSControl's AUTODNSSEC and PowerDNS-Admin make them
-    return { database, config: ['launch=gsqlite3', `gsqlite3-database=${database}`, 'gsqlite3-dnssec=yes'], drop: () => undefined };
+    return {
+      database,
+      config: ['launch=gsqlite3', `gsqlite3-database=${database}`, 'gsqlite3-dnssec=yes'],
+      drop: async () => undefined,
+    };
   }
   if (!existsSync(PGSQL_SCHEMA)) throw new Error('the gpgsql schema is missing: install the Debian package pdns-backend-pgsql');
-  const name = `pdns_${path.basename(dir).replace(/\W/g, '_').toLowerCase()}`;
-  const admin = new URL(backend.adminUrl);
-  const psql = (database: string, args: string[], input?: Buffer) => {
-    const url = new URL(admin);
-    url.pathname = `/${database}`;
-    execFileSync(findBinary('psql'), ['-v', 'ON_ERROR_STOP=1', '-q', url.toString(), ...args], {
-      input,
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-  };
-  psql(admin.pathname.slice(1) || 'postgres', ['-c', `create database ${name}`]);
-  psql(name, [], readFileSync(PGSQL_SCHEMA));
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
+  const created = await createTestDatabase();
+  execFileSync(findBinary('psql'), ['-v', 'ON_ERROR_STOP=1', '-q', created.url], {
+    input: readFileSync(PGSQL_SCHEMA),
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  const url = new URL(created.url);
   return {
-    database: url.toString(),
+    database: created.url,
     config: [
       'launch=gpgsql',
-      `gpgsql-host=${admin.hostname}`,
-      `gpgsql-port=${admin.port || 5432}`,
-      `gpgsql-user=${decodeURIComponent(admin.username)}`,
-      `gpgsql-password=${decodeURIComponent(admin.password)}`,
-      `gpgsql-dbname=${name}`,
+      `gpgsql-host=${url.hostname}`,
+      `gpgsql-port=${url.port || 5432}`,
+      `gpgsql-user=${decodeURIComponent(url.username)}`,
+      `gpgsql-password=${decodeURIComponent(url.password)}`,
+      `gpgsql-dbname=${url.pathname.slice(1)}`,
+      // its DNSSEC tables, as gsqlite3's
       'gpgsql-dnssec=yes',
     ],
-    drop: () => psql(admin.pathname.slice(1) || 'postgres', ['-c', `drop database if exists ${name} with (force)`]),
+    drop: () => created.drop(),
   };
 }
 
-export async function startPowerDns(extraConfig: string[] = [], backend: PowerDnsBackend = { kind: 'gsqlite3' }): Promise<PowerDnsServer> {
+export async function startPowerDns(extraConfig: string[] = [], backend: PowerDnsBackend = 'gsqlite3'): Promise<PowerDnsServer> {
   const binary = findBinary('pdns_server');
   const version = powerDnsVersion();
   if (!version.startsWith('4.7.')) throw new Error(`the differential is against PowerDNS 4.7 (Debian bookworm); found ${version}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-powerdns-'));
-  const { database, config: backendConfig, drop } = backendDatabase(backend, dir);
+  const { database, config: backendConfig, drop } = await backendDatabase(backend, dir);
   const apiPort = await freePort();
   const dnsPort = await freePort();
   const config = [
@@ -165,7 +166,7 @@ export async function startPowerDns(extraConfig: string[] = [], backend: PowerDn
       });
     }
     rmSync(dir, { recursive: true, force: true });
-    drop();
+    await drop();
   };
   try {
     await waitFor(
