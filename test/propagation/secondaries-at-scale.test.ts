@@ -22,7 +22,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -179,11 +179,13 @@ ${text.replaceAll('"/var/lib/nsd/default/', `"${dir}/`).replace(/^( {4}request-x
         port,
         host,
       );
-      // NSD 4.6 reads no catalog: its members are added by the printed line, as cron would run it
-      const members = printedStep(text, 'dig ').replace(
-        "--filter='nsd-control addzones'",
-        `--filter='${findBinary('nsd-control')} -c ${nsd.configFile} addzones'`,
-      );
+      // NSD 4.6 reads no catalog: its members are added by the printed line, as cron would run it, dig reading the
+      // key from the printed file (in the test's folder)
+      const keyFile = path.join(dir, 'dig.key');
+      writeFileSync(keyFile, `${printedStep(text, 'key "')}\n`, { mode: 0o600 });
+      const members = printedStep(text, 'dig ')
+        .replace(/ -k \S+ /, ` -k ${keyFile} `)
+        .replace("--filter='nsd-control addzones'", `--filter='${findBinary('nsd-control')} -c ${nsd.configFile} addzones'`);
       follow('the NSD members added', () =>
         run('bash', ['-c', `set -o pipefail; ${members}`], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 }),
       );

@@ -290,7 +290,7 @@ describe('the printed NSD and PowerDNS configurations', () => {
     expect(out).toMatchObject({ code: 0, err: '' });
     expect(out.out).toContain(PLACEHOLDER);
     expect(out.out).not.toContain(keys.inside.secret);
-    return out.out.replace(PLACEHOLDER, keys.inside.secret);
+    return out.out.replaceAll(PLACEHOLDER, keys.inside.secret);
   };
 
   test("NSD's is read by nsd-checkconf: the key, the pattern with it, the catalog", async () => {
@@ -303,6 +303,24 @@ describe('the printed NSD and PowerDNS configurations', () => {
     expect((await run('nsd-checkconf', ['-z', `${CATALOG}.`, '-o', 'request-xfr', file])).output.trim()).toBe(
       `127.0.0.1@${dnsPort} inside-knot-key`,
     );
+    // the members' line: dig reads the key from the printed file, never from its command line, and lists the view's
+    // catalog's members with the pattern
+    const keyLine = text.split('\n').find((line) => line.startsWith('#   key "'));
+    const keyFile = path.join(dir, 'dig.key');
+    writeFileSync(keyFile, `${keyLine!.slice(4)}\n`, { mode: 0o600 });
+    expect(await run('named-checkconf', [keyFile])).toEqual({ code: 0, output: '' });
+    const membersLine = text.split('\n').find((line) => line.startsWith('#   dig '))!;
+    expect(membersLine).not.toContain(keys.inside.secret);
+    expect(membersLine).toContain(' -k /etc/nsd/zonekeeper-inside.dig.key ');
+    const members = await run('bash', [
+      '-c',
+      `set -o pipefail; ${membersLine
+        .slice(4)
+        .replace(' -k /etc/nsd/zonekeeper-inside.dig.key ', ` -k ${keyFile} `)
+        .replace(/ \| split .*$/, '')}`,
+    ]);
+    expect(members).toMatchObject({ code: 0 });
+    expect(members.output).toContain(`${ZONE}. zonekeeper-inside\n`);
     // an unknown software is refused with the values taken
     const wrong = await runCli(app.baseUrl, ['view', 'secondary-config', 'inside', '127.0.0.1', '--software', 'djbdns']);
     expect(wrong.code).not.toBe(0);

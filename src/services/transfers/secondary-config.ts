@@ -218,9 +218,26 @@ zone:
 #   nsd-control addzone <zone> ${pattern}
 #   nsd-control delzone <zone>
 # or every member at once, from the catalog's transfer (again after each change of the catalog, e.g. from cron;
-# a member already served is left as it is), 200 a call: NSD 4.6 stops answering a list of a few hundred
+# a member already served is left as it is), 200 a call: NSD 4.6 stops answering a list of a few hundred${
+    at.key
+      ? `
+# dig reads the key from a file only root reads (on its command line any user's ps would show the secret),
+# ${digKeyFile(at)}:
+#   ${digKey(at.key)}`
+      : ''
+  }
 #   ${catalogMembers(at, `"${pattern}"`)} | split -l 200 --filter='nsd-control addzones'
 `;
+}
+
+/** where the printed text has dig read the key from (`dig -k`): NSD's folder, a file per set or view */
+function digKeyFile(at: SecondaryAt): string {
+  return `/etc/nsd/zonekeeper-${at.name}.dig.key`;
+}
+
+/** the key as `dig -k` reads it: a named.conf key statement (what tsig-keygen writes) */
+function digKey(key: NonNullable<SecondaryAt['key']>): string {
+  return `key "${key.name}" { algorithm ${key.algorithm}; secret "${SECRET_PLACEHOLDER}"; };`;
 }
 
 /**
@@ -228,7 +245,7 @@ zone:
  * (an awk expression), from its AXFR with dig
  */
 function catalogMembers(at: SecondaryAt, more: string): string {
-  const key = at.key ? ` -y ${at.key.algorithm}:${at.key.name}:'${SECRET_PLACEHOLDER}'` : '';
+  const key = at.key ? ` -k ${digKeyFile(at)}` : '';
   const members = `.zones.${at.catalog}.`.toLowerCase().replaceAll('.', '\\.');
   return `dig @${at.host} -p ${at.port}${key} ${at.catalog}. AXFR +noall +answer | awk 'tolower($1) ~ /${members}$/ && $4 == "PTR" { print $5, ${more} }'`;
 }
