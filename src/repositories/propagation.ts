@@ -94,6 +94,22 @@ const claimedChangeOf = (r: ClaimedRow): ClaimedChange => ({
   extraSecondaries: secondariesOf(r.zone, r.extra),
 });
 
+/**
+ * zones among `candidates` (a condition on `domains d`) whose servers all serve their serial and that were not
+ * announced at it: marked announced (`propagated_serial`), each with its `zone.propagated` event
+ */
+function announcePropagatedSql(candidates: string): string {
+  return `with z as (
+         update domains d set propagated_serial = d.serial
+          where ${candidates} and d.propagated_serial is distinct from d.serial
+            and not exists (select 1 from zone_server_status o
+                             where o.domain_id = d.id and (o.state <> 'in_sync' or o.served_serial is distinct from d.serial))
+          returning d.id, d.name, d.user_id, d.serial)
+       ${insertEventsSql(`select 'zone.propagated', z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial,
+           'servers', (select coalesce(jsonb_agg(o.server order by o.server), '[]'::jsonb) from zone_server_status o where o.domain_id = z.id))
+         from z`)}`;
+}
+
 export class PropagationRepository {
   constructor(private readonly sql: Sql) {}
 
@@ -293,18 +309,19 @@ export class PropagationRepository {
    */
   async announcePropagated(ids: readonly number[]): Promise<void> {
     if (!ids.length) return;
-    await this.sql.affected(
-      `with z as (
-         update domains d set propagated_serial = d.serial
-          where d.id in (select domain_id from zone_server_status where id = any($1::bigint[])) and d.propagated_serial is distinct from d.serial
-            and not exists (select 1 from zone_server_status o
-                             where o.domain_id = d.id and (o.state <> 'in_sync' or o.served_serial is distinct from d.serial))
-          returning d.id, d.name, d.user_id, d.serial)
-       ${insertEventsSql(`select 'zone.propagated', z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial,
-           'servers', (select coalesce(jsonb_agg(o.server order by o.server), '[]'::jsonb) from zone_server_status o where o.domain_id = z.id))
-         from z`)}`,
-      [ids],
-    );
+    await this.sql.affected(announcePropagatedSql('d.id in (select domain_id from zone_server_status where id = any($1::bigint[]))'), [
+      ids,
+    ]);
+  }
+
+  /**
+   * The `zone.propagated` event of every zone that is owed one: each of its servers serves its serial and it was
+   * not announced. A check's outcome commits before its announcement (`announcePropagated`), so a process that
+   * stopped, or a database that failed, between the two leaves the zone in sync and never checked again; this
+   * says what was not said. The number of zones announced.
+   */
+  async announceOwedPropagations(): Promise<number> {
+    return this.sql.affected(announcePropagatedSql('exists (select 1 from zone_server_status s where s.domain_id = d.id)'), []);
   }
 
   /** the catalog zone's serial (0 before its first change) */

@@ -72,7 +72,10 @@ export function statusChecksDuty(
     checkIn(ASKED_CHECK_MS);
   });
 
-  const outcomes = new GroupedOutcomes(repository);
+  // a zone's announcement owed since a check's outcome committed without it (a process stopped, a database failed):
+  // owed at the start too, for a process that stopped before
+  let announcementsOwed = true;
+  const outcomes = new GroupedOutcomes(repository, () => (announcementsOwed = true));
 
   const checkOne = async (row: DueCheck): Promise<void> => {
     const server = fleet.servers.get(row.server);
@@ -120,6 +123,14 @@ export function statusChecksDuty(
     /** one round of status checks of the due rows */
     run: async () => {
       if (!fleet.servers.size) return;
+      if (announcementsOwed) {
+        // cleared only once said: a failure leaves it owed to the next run
+        announcementsOwed = false;
+        await repository.announceOwedPropagations().catch((error: unknown) => {
+          announcementsOwed = true;
+          throw error;
+        });
+      }
       if (asked.size) {
         const pairs = [...asked].flatMap(([server, zones]) => [...zones].map((zone) => [server, zone]));
         asked = new Map();
@@ -148,14 +159,18 @@ export function statusChecksDuty(
 /**
  * The checks' outcomes, stored together: those that wait while a statement is under way are the next statement,
  * so that a round of hundreds of answers is a few statements, and a lone check's is stored at once. The zones
- * found in sync are announced after their outcomes committed (repositories/propagation.ts, `announcePropagated`).
- * `record` settles once its outcome is stored, or fails with the statement that held it.
+ * found in sync are announced after their outcomes committed (repositories/propagation.ts, `announcePropagated`);
+ * an announcement that fails is owed (`owe`: said by the next round, `announceOwedPropagations`).
+ * `record` settles once its outcome is stored and announced, or fails with the statement that failed.
  */
 class GroupedOutcomes {
   private waiting: { outcome: CheckOutcome; stored: () => void; failed: (error: unknown) => void }[] = [];
   private storing = false;
 
-  constructor(private readonly repository: PropagationRepository) {}
+  constructor(
+    private readonly repository: PropagationRepository,
+    private readonly owe: () => void,
+  ) {}
 
   record(outcome: CheckOutcome): Promise<void> {
     return new Promise((stored, failed) => {
@@ -173,9 +188,12 @@ class GroupedOutcomes {
         const batch = this.waiting.splice(0);
         try {
           await this.repository.recordChecks(batch.map((entry) => entry.outcome));
-          await this.repository.announcePropagated(
-            batch.filter((entry) => entry.outcome.state === 'in_sync').map((entry) => entry.outcome.id),
-          );
+          await this.repository
+            .announcePropagated(batch.filter((entry) => entry.outcome.state === 'in_sync').map((entry) => entry.outcome.id))
+            .catch((error: unknown) => {
+              this.owe();
+              throw error;
+            });
           for (const entry of batch) entry.stored();
         } catch (error) {
           for (const entry of batch) entry.failed(error);
