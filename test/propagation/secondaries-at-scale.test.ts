@@ -45,6 +45,12 @@ import { findBinary, freePort, startKnotd } from './knot';
 const ZONES = Number(process.env.SECONDARIES_AT_SCALE_ZONES ?? 10_000);
 const FIRST = Math.round(ZONES * 0.9);
 const WAIT_MS = Number(process.env.SECONDARIES_AT_SCALE_WAIT_SECONDS ?? 600) * 1000;
+/**
+ * SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE=1 adds a third step for a measurement (docs/scale.md): a change to every
+ * zone through the API, as a hoster's tool makes it (one `applyZoneChanges` a zone, 100 a request, 4 requests at
+ * once), then every secondary serves every zone at its new serial, each zone by IXFR at Knot
+ */
+const CHANGE_EVERY_ZONE = process.env.SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE === '1';
 const CATALOG = 'catalog.scale.test';
 const PLACEHOLDER = "<the key's secret, as given when it was made>";
 const tsig = { name: 'scale-fleet', secret: randomBytes(32).toString('base64') };
@@ -433,3 +439,45 @@ test(
   },
   WAIT_MS / 2 + 100_000,
 );
+
+/** one zone's change: a TXT record added at its apex, one IXFR */
+const changeOf = (zone: string, i: number) =>
+  `c${i}: applyZoneChanges(zone: "${zone}", changes: [{kind: ADD, owner: "@", type: "TXT", rdata: "\\"every zone changed\\"", ttl: 300}]) { serial }`;
+
+if (CHANGE_EVERY_ZONE)
+  test(
+    'a change to every zone through the API: every secondary serves every zone at its new serial, by IXFR',
+    async () => {
+      const knot = secondaries.find((s) => s.software === 'knot')?.running;
+      const knotLines = () => (knot?.log() ?? '').split('\n').length;
+      const knotFrom = knotLines();
+      const changeStarted = Date.now();
+      let next = 0;
+      const requests = Array.from({ length: 4 }, async () => {
+        while (next < ZONES) {
+          const from = next;
+          next += 100;
+          const res = await app.gql(
+            `mutation { ${names
+              .slice(from, from + 100)
+              .map(changeOf)
+              .join('\n')} }`,
+          );
+          expect(res.errors).toBeUndefined();
+        }
+      });
+      await Promise.all(requests);
+      const changeSeconds = (Date.now() - changeStarted) / 1000;
+      at(`every zone changed through the API (${Math.round(ZONES / changeSeconds)} zones a second)`);
+      await everyZoneServed('every zone changed', WAIT_MS, ZONES);
+      at(`every zone changed served by ${all}: ${((Date.now() - changeStarted) / 1000).toFixed(1)} s after the first change`);
+      // each zone's change reached Knot by IXFR: no member zone transferred whole since the change began
+      if (knot) {
+        const lines = (knot.log() ?? '').split('\n').slice(knotFrom - 1);
+        const incoming = lines.filter((line) => /\.scale\.test\.\] [AI]XFR, incoming, .*finished/.test(line));
+        expect(incoming.length).toBeGreaterThan(0);
+        expect(incoming.filter((line) => line.includes('AXFR, incoming'))).toEqual([]);
+      }
+    },
+    WAIT_MS + 600_000,
+  );
