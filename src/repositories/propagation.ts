@@ -58,6 +58,13 @@ const CLAIM_CTES = `claimed as (
                 where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
                   and (select set_config('synchronous_commit', 'off', true)) is not null
                returning id, domain_id, zone, kind, serial_after),
+             locked as (
+               -- the claimed zones' status rows, locked in id order before the upsert below updates them, as
+               -- recordChecks and checkSoon lock theirs: two statements over the same rows wait, never deadlock.
+               -- An array of the claimed zones, so that they are probed by the index, whatever the batch's plan
+               select s.id from zone_server_status s
+                where s.domain_id = any(array(select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted'))
+                order by s.id for update),
              pending as (
                -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade). Each
                -- claimed zone is looked up by its key (a lateral probe): planned for a full batch, a join read
@@ -68,6 +75,7 @@ const CLAIM_CTES = `claimed as (
                       cross join lateral (select x.id, x.nameserver_set from domains x where x.id = c.domain_id limit 1) d
                       join nameserver_sets n on n.id = d.nameserver_set
                       cross join unnest(coalesce(n.secondaries, $2::text[])) as s(server)
+                where (select count(*) from locked) >= 0
                on conflict (domain_id, server) do update
                  set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())`;
 
@@ -114,14 +122,6 @@ export class PropagationRepository {
   constructor(private readonly sql: Sql) {}
 
   /**
-   * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
-   * another worker takes others), marked published, and their zones' status rows set to `pending` for every
-   * server, first check after `firstCheckMs`, all or nothing; each row comes with its zone's extra secondaries
-   * (the notifier's other addressees). Four round trips per drain (BEGIN, claim,
-   * update, COMMIT) were as many PostgreSQL statements as the API's own writes
-   * (docs/performance.md, «The journal's readers»).
-   */
-  /**
    * Prunes the journal (the change history, and IXFR's source): published rows older than `keepDays`, and
    * beyond the newest `keepRows` of a zone. Only the oldest rows of a zone go, so what is kept is a contiguous
    * run up to the present: IXFR from a serial before it finds no start and falls back to AXFR (RFC 1995 §4),
@@ -142,6 +142,14 @@ export class PropagationRepository {
     );
   }
 
+  /**
+   * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
+   * another worker takes others), marked published, and their zones' status rows set to `pending` for every
+   * server, first check after `firstCheckMs`, all or nothing; each row comes with its zone's extra secondaries
+   * (the notifier's other addressees). Four round trips per drain (BEGIN, claim,
+   * update, COMMIT) were as many PostgreSQL statements as the API's own writes
+   * (docs/performance.md, «The journal's readers»).
+   */
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
     const rows = await this.sql.rows<ClaimedRow>(`with ${CLAIM_CTES} ${CLAIMED_SELECT}`, [batch, servers, firstCheckMs]);
     return rows.map(claimedChangeOf);
