@@ -282,7 +282,8 @@ for zone in $(pdnsutil -v list-all-zones secondary | grep -v 'zonecount:'); do p
 `
     : '';
   return `# PowerDNS Authoritative 4.7 or later: ${at.view ? `the instance of ${whose(at)} (one instance, with its own backend, per view)` : `a secondary of ${whose(at)}`}
-# pdns.conf (a backend that keeps catalogs: gsqlite3, gmysql, gpgsql, godbc or lmdb):
+# pdns.conf (a backend that keeps catalogs: gsqlite3, gmysql, gpgsql, godbc or lmdb; at 100,000 zones on one host,
+# gsqlite3 took every zone within 6 minutes and gpgsql about 20, a new connection a transfer: docs/scale.md):
 secondary=yes
 allow-notify-from=${at.host}
 # ${sizedLine(s)}
