@@ -56,6 +56,8 @@ interface Entry {
   idle?: NodeJS.Timeout;
   /** waiting in its secondary's queue for its turn (the pace), to be sent as this attempt */
   queued?: number;
+  /** when a NOTIFY of it was last asked for (`request`): one asked for after a zone was found served tells of more */
+  requestedAt: number;
 }
 
 /** one secondary's pace and the NOTIFYs waiting for it */
@@ -139,9 +141,10 @@ export class Notifier {
     const entryKey = entryKeyOf(zone, server, key);
     let entry = this.entries.get(entryKey);
     if (!entry) {
-      entry = { zone, server, key, viewId, lastSent: 0, generation: 0, inFlight: 0 };
+      entry = { zone, server, key, viewId, lastSent: 0, generation: 0, inFlight: 0, requestedAt: 0 };
       this.entries.set(entryKey, entry);
     }
+    entry.requestedAt = Date.now();
     if (entry.idle) clearTimeout(entry.idle);
     entry.idle = undefined;
     if (entry.trailing) return; // already folded into the coming NOTIFY
@@ -233,6 +236,22 @@ export class Notifier {
           this.releaseWhenIdle(entry);
         }
     }
+  }
+
+  /**
+   * `server` was found serving `zone` at the serial it had at `since` (a status check, claimed then): a NOTIFY of it
+   * still queued there, and asked for before then, is no longer needed, and goes. A check that finds a zone behind
+   * queues a re-NOTIFY; a secondary that serves a transfer only at its next load of its zones (NSD) is found behind
+   * after it asked, and such re-NOTIFYs, sent, are ones it does not act on: while the pace waits for it to ask, they
+   * held the queue at the slowest pace in front of the zones it did lack. One asked for since `since` tells of a
+   * later change, and stays.
+   */
+  served(zone: string, server: HostPort, since: number, key: TsigKey | undefined = this.settings.tsigKey): void {
+    const entry = this.entries.get(entryKeyOf(zone, server, key));
+    const paced = this.paced.get(serverName(server));
+    if (!entry || !paced || entry.queued === undefined || entry.requestedAt >= since) return;
+    this.unqueue(paced, entry);
+    this.releaseWhenIdle(entry);
   }
 
   /** each secondary's pace from what it took; the paces' metrics; the idle ones forgotten */

@@ -12,7 +12,7 @@ import { Notifier } from '../../src/worker/notifier';
 import { createUser, createZone } from '../support/fixtures';
 import { startServiceWithKnot } from '../support/knot-fleet';
 import { TestApp } from '../support/test-app';
-import { freePort, Knot, waitFor } from './knot';
+import { freePort, Knot, sleep, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-notify.test';
 const KEY_NAME = 'zk-notify-key';
@@ -76,3 +76,24 @@ test('a failed NOTIFY is logged with its server and reason, once a minute per se
     notifier.stop();
   }
 }, 60_000);
+
+test('a NOTIFY still queued when its zone is found served goes; one asked for after that stays', async () => {
+  // the slowest pace, a burst of one: the first NOTIFY leaves, the others queue (a port where nothing answers)
+  const notifier = new Notifier({ ...app.settings, notifyRatePerSecondary: 5 }, new PropagationRepository(db), logger);
+  const server = { host: '127.0.0.1', port: await freePort() };
+  const zones = Array.from({ length: 40 }, (_, i) => `served${i}.zk-notify.test`);
+  try {
+    for (const zone of zones) notifier.request(zone, server);
+    expect(notifier.paceOf(server)!.queued).toBeGreaterThanOrEqual(38);
+    await sleep(5);
+    // a status check claimed now finds every zone served; the last one changes again meanwhile
+    const claimedAt = Date.now();
+    await sleep(5);
+    notifier.request(zones[39], server);
+    for (const zone of zones) notifier.served(zone, server, claimedAt);
+    // only the later change's NOTIFY waits: the others were told of what the server serves
+    expect(notifier.paceOf(server)!.queued).toBe(1);
+  } finally {
+    notifier.stop();
+  }
+});

@@ -77,7 +77,8 @@ export function statusChecksDuty(
   let announcementsOwed = true;
   const outcomes = new GroupedOutcomes(repository, () => (announcementsOwed = true));
 
-  const checkOne = async (row: DueCheck): Promise<void> => {
+  /** `claimedAt`: when the row was claimed, and its zone's serial read */
+  const checkOne = async (row: DueCheck, claimedAt: number): Promise<void> => {
     const server = fleet.servers.get(row.server);
     if (!server) {
       // no longer configured: nothing to check
@@ -95,8 +96,11 @@ export function statusChecksDuty(
     let served: number | null = null;
     if (result.ok) {
       served = result.serial;
-      if (served === row.serial) state = 'in_sync';
-      else if (serialGreaterThan(served, row.serial)) {
+      if (served === row.serial) {
+        state = 'in_sync';
+        // a re-NOTIFY of it still queued for the server is no longer needed
+        notifier.served(row.zone, server, claimedAt);
+      } else if (serialGreaterThan(served, row.serial)) {
         state = 'error';
         error = `server serves serial ${served}, newer than the zone's ${row.serial}: it will not follow until the serial passes it`;
       } else {
@@ -141,8 +145,9 @@ export function statusChecksDuty(
           ASKED_ATTEMPTS_AT_MOST,
         );
       }
+      const claimedAt = Date.now();
       const due = await repository.claimDueChecks(batch, STATUS_LEASE_SECONDS);
-      await Promise.all(due.map(checkOne));
+      await Promise.all(due.map((row) => checkOne(row, claimedAt)));
       // a full round: more are due (a change to every zone is a check of every zone at every server), so the
       // next round at once and larger, rather than at the next tick
       if (due.length === batch) {
