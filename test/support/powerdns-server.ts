@@ -64,7 +64,7 @@ export function powerDnsVersion(): string {
 /**
  * Its backend: gsqlite3 (a file in its folder), or gpgsql on a database of its own on the run's PostgreSQL
  * (`createTestDatabase`; Debian package pdns-backend-pgsql), as a hoster's PowerDNS keeps its zones in a database
- * server (no faster at taking 100,000 zones on two shared cores: docs/scale.md).
+ * server (four times slower than gsqlite3 at taking 100,000 zones: a new connection a transfer, docs/scale.md).
  */
 export type PowerDnsBackend = 'gsqlite3' | 'gpgsql';
 
