@@ -36,15 +36,24 @@ export interface DigResult {
 }
 
 /** runs dig; `status` is the RCODE from the header line (NOERROR, NXDOMAIN, REFUSED, ...) */
-export function dig(args: string[], timeoutMs = 10_000): Promise<DigResult> {
+export function dig(args: string[], timeoutMs?: number): Promise<DigResult> {
   const bin = findBinary('dig');
+  // a transfer's first message follows the primary's reads of the zone (its key, its SOA, its sets, its records): on
+  // a host a whole CI run loads, more than the 2 s a look-up is given
+  const transfer = args.some((arg) => arg === 'AXFR' || arg.startsWith('IXFR'));
+  const wait = transfer ? 15 : 2;
   return new Promise((resolve, reject) => {
-    execFile(bin, ['+time=2', '+tries=1', ...args], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
-      if (error && !stdout) return reject(error);
-      const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
-      const lines = stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';'));
-      resolve({ stdout, status, lines });
-    });
+    execFile(
+      bin,
+      [`+time=${wait}`, '+tries=1', ...args],
+      { timeout: timeoutMs ?? (wait + 8) * 1000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout) => {
+        if (error && !stdout) return reject(error);
+        const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
+        const lines = stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';'));
+        resolve({ stdout, status, lines });
+      },
+    );
   });
 }
 
