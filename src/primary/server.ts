@@ -596,9 +596,16 @@ export async function startPrimary(
         if (socket.destroyed) return resolve();
         const frame = Buffer.alloc(2);
         frame.writeUInt16BE(message.length, 0);
-        // resolve on drain: a big transfer does not pile up in memory
-        if (socket.write(Buffer.concat([frame, message]))) resolve();
-        else socket.once('drain', () => resolve());
+        // resolve on drain: a big transfer does not pile up in memory; or on close: a client gone while the
+        // transfer waited for it to read never drains, and the transfer would hold its transaction for good
+        if (socket.write(Buffer.concat([frame, message]))) return resolve();
+        const done = () => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
       });
     socket.on('data', (chunk) => {
       buffered = Buffer.concat([buffered, chunk]);

@@ -4,6 +4,8 @@
  * from the primary with dig, and the refusals.
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
 import { Client } from 'pg';
 import { loadSettings } from '../../src/config/settings';
 import { logger } from '../../src/logger';
@@ -341,6 +343,62 @@ describe('the primary itself', () => {
       expect((await dig(['@127.0.0.1', '-p', String(port), 'alpha.zk-one.test', 'SOA'])).status).toBe('NOERROR');
     } finally {
       await primary.stop();
+    }
+  });
+
+  test('a transfer whose client stops reading and goes away ends, its transaction given back', async () => {
+    const zone = await createZone('gone.zk-one.test');
+    const db = new Client({ connectionString: app.settings.databaseUrl });
+    await db.connect();
+    // a primary of its own on the same database, without TSIG_KEY: 127.0.0.1 may transfer unsigned
+    const port = await freePort();
+    const settings = loadSettings({ DATABASE_URL: app.settings.databaseUrl!, DNS_LISTEN: `127.0.0.1:${port}`, CATALOG_ZONE: CATALOG });
+    const primary: PrimaryServer = await startDnsRole(settings, app.service.database.db, logger);
+    // a transaction left open, its session idle for over a second: a transfer waiting on its client
+    const stalled = async () =>
+      (
+        await db.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and state = 'idle in transaction' and now() - state_change > interval '1 second'`,
+        )
+      ).rows[0].n;
+    try {
+      // a zone larger than the sockets' buffers: the primary waits for its client to read
+      await db.query(
+        `insert into records (domain_id, owner, type, rdata, ttl)
+         select $1, 'big' || i, 'TXT', '"' || repeat('x', 250) || '"', 300 from generate_series(1, 40000) as i`,
+        [zone.id],
+      );
+      const client = net.connect(port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        let received = 0;
+        client.once('error', reject);
+        client.on('data', (chunk) => {
+          received += chunk.length;
+          // it stops reading after the first messages
+          if (received > 64 * 1024) {
+            client.pause();
+            resolve();
+          }
+        });
+        client.write(dnsPacket.streamEncode({ type: 'query', id: 7, questions: [{ type: 'AXFR', name: 'gone.zk-one.test' }] }));
+      });
+      await waitFor(
+        'the transfer waiting on its client, its transaction open',
+        async () => ((await stalled()) > 0 ? true : undefined),
+        15_000,
+        200,
+      );
+      client.destroy();
+      await waitFor(
+        'the transfer ended, its transaction given back',
+        async () => ((await stalled()) === 0 ? true : undefined),
+        15_000,
+        200,
+      );
+    } finally {
+      await primary.stop();
+      await db.end();
     }
   });
 });
