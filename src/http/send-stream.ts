@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { drainedOrClosed } from '../drained-or-closed';
 
 /**
  * Answers written as they are read: a JSON array of pages (a bulk list) and text chunks (a zone file), each
@@ -44,19 +45,6 @@ export async function sendItems(
     // a client gone mid-way: no further page is read
     await iterator.return?.();
   }
-}
-
-/** until the socket takes more, or the client is gone (one listener each, removed again) */
-function drainedOrClosed(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /**

@@ -58,6 +58,7 @@ import { allowList, isAllowed } from './allow-list';
 import { toAnswer, ZoneTransfers } from './transfers';
 import type { UpdateDesk } from './update-desk';
 import type { SecondaryRequests } from '../services/transfers/secondary-requests';
+import { drainedOrClosed } from '../drained-or-closed';
 
 export { RCODE } from './exchange';
 export { isAllowed } from './allow-list';
@@ -598,14 +599,8 @@ export async function startPrimary(
         frame.writeUInt16BE(message.length, 0);
         // resolve on drain: a big transfer does not pile up in memory; or on close: a client gone while the
         // transfer waited for it to read never drains, and the transfer would hold its transaction for good
-        if (socket.write(Buffer.concat([frame, message]))) return resolve();
-        const done = () => {
-          socket.off('drain', done);
-          socket.off('close', done);
-          resolve();
-        };
-        socket.once('drain', done);
-        socket.once('close', done);
+        if (socket.write(Buffer.concat([frame, message]))) resolve();
+        else void drainedOrClosed(socket).then(resolve);
       });
     socket.on('data', (chunk) => {
       buffered = Buffer.concat([buffered, chunk]);
