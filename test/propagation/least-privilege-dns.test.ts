@@ -9,6 +9,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate, runClient } from '../support/update-clients';
 import { dig, findBinary, freePort, records } from './knot';
+import { waitUntil } from '../support/wait-for';
 
 const ZONE = 'lp-dns.zk.test';
 const OTHER = 'lp-dns-other.zk.test';
@@ -171,7 +172,10 @@ describe('key limits over DNS', () => {
     await refusedBecause(outside, /may not be used from 127\.0\.0\.1 \(allowedNetworks\)/);
     const inside = await tsigKey('inside.lp-dns.zk.test', { preset: 'ACME', policy: { allowedNetworks: ['127.0.0.1/32'] } });
     expect((await update(inside, [`update add _acme-challenge.inside.${ZONE} 300 TXT "in"`])).code).toBe(0);
-    const { rows } = await db.query('select last_used_at from tsig_keys where name = $1', [inside.name]);
-    expect(rows[0].last_used_at).not.toBeNull();
+    // the use is written beside the answer, not before it (UsageClock): wait for it rather than read it at once
+    await waitUntil('the used key written as used', async () => {
+      const { rows } = await db.query('select last_used_at from tsig_keys where name = $1', [inside.name]);
+      return rows[0].last_used_at !== null;
+    });
   });
 });
