@@ -70,6 +70,7 @@ export const ERROR_CATALOGUE = {
   NAMESERVER_SET_FROM_SETTINGS: { status: 409, message: 'The default nameserver set comes from the settings' },
   /** a zone moved to another set leaves its old set's catalog once the new set serves it; one move at a time */
   ZONE_MOVE_IN_PROGRESS: { status: 409, message: "The zone's previous move to another nameserver set is not complete yet" },
+  NS_FOLLOW_IN_PROGRESS: { status: 409, message: "The nameserver set's zones still follow its last change of NS names" },
   DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },
   CNAME_CONFLICT: { status: 409, message: 'A CNAME record already exist with that owner' },
   RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },

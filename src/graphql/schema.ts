@@ -18,7 +18,7 @@ import { HistoryResolver, ZoneChangeEntryResolver, ZoneChangesResultResolver } f
 import { LiveResolver, ZoneChangedEventResolver } from './resolvers/live.resolver';
 import { DnssecResolver, DnssecStateResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
-import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
+import { NameserverSetFieldsResolver, NameserverSetResolver } from './resolvers/nameserver-set.resolver';
 import { ViewResolver } from './resolvers/view.resolver';
 import { PeopleResolver } from './resolvers/people.resolver';
 import { OperatorResolver } from './resolvers/operator.resolver';
@@ -68,6 +68,7 @@ export const RESOLVERS = [
   EventsResolver,
   ZoneSecondariesResolver,
   NameserverSetResolver,
+  NameserverSetFieldsResolver,
   ViewResolver,
   PeopleResolver,
   OperatorResolver,

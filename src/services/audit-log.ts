@@ -71,6 +71,8 @@ export const AUDIT_EVENT_KINDS = [
   'nameserver-set-changed',
   'nameserver-set-deleted',
   'zone-moved-to-nameserver-set',
+  // a set's zones followed its new NS names, the worker's walk ended (its counts, the zones whose rules refused)
+  'nameserver-set-ns-followed',
   // protected RRsets (docs/changes.md)
   'rrset-locked',
   'rrset-unlocked',

@@ -22,7 +22,7 @@ import { ViewNotifies, viewNotifiesDuty } from './duties/view-notifies';
 import { foreignKeysDuties } from './duties/foreign-keys';
 import { forgetSecondariesDuty } from './duties/forget-secondaries';
 import { keyRollsDuty } from './duties/key-rolls';
-import { NameserverFleet, nameserverSetsDuty } from './duties/nameserver-sets';
+import { NameserverFleet, nameserverSetsDuty, nsFollowsDuty } from './duties/nameserver-sets';
 import { FanoutAlong, OutboxDrain, outboxDrainDuty } from './duties/outbox-drain';
 import { retentionDuty } from './duties/retention';
 import { queryRollupsDuty } from './duties/query-rollups';
@@ -41,7 +41,7 @@ import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
 /** what the worker's duties write with, made once per process with the services */
-export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests' | 'secondaryRequests'>;
+export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests' | 'secondaryRequests' | 'nameserverSets'>;
 
 export class PropagationWorker {
   readonly notifier: Notifier;
@@ -95,6 +95,7 @@ export class PropagationWorker {
     this.duties = [
       outboxDrainDuty(this.drain, db),
       nameserverSetsDuty(this.fleet),
+      nsFollowsDuty(services.nameserverSets, db),
       catalogAdmissionDuty(settings, db, engine),
       forgetSecondariesDuty(settings, db, log),
       adoptSecondariesDuty(settings, db, this.fleet, checkIn),

@@ -439,10 +439,12 @@ export type NameserverSetInput = {
 };
 
 export type NameserverSetUpdateInput = {
-  /** NS names of its zones, 1 to 13 host names (existing zones keep theirs). */
+  /** NS names of its zones, 1 to 13 host names (existing zones keep theirs, unless `zonesFollow`). */
   nsNames: Array<string>;
   /** Secondaries as address:port (or an address: port 53); its zones’ status rows follow. */
   secondaries: Array<string>;
+  /** True: the set’s zones whose apex NS are exactly its NS names before this change take the new ones, each as a change of its own (serial, journal, NOTIFY), in the background (`NameserverSet.nsFollow` says how far); a zone’s own NS are left. One at a time per set: NS_FOLLOW_IN_PROGRESS while the last one goes on. */
+  zonesFollow?: boolean | null | undefined;
 };
 
 /** OPENPGPKEY RDATA (RFC 7929 §2). */

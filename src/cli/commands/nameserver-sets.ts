@@ -41,10 +41,11 @@ export function registerNameserverSetCommands(program: Command): void {
     .description("replace a set's secondaries and NS names (--secondary, --ns; repeat each)")
     .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
     .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
-    .action(async (name: string, options: { secondary?: string[]; ns?: string[] }) => {
+    .option('--zones-follow', "the zones whose NS are the set's old names take the new ones (in the background)")
+    .action(async (name: string, options: { secondary?: string[]; ns?: string[]; zonesFollow?: boolean }) => {
       const updated = await gql(UpdateNameserverSetDocument, {
         name,
-        input: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
+        input: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [], zonesFollow: options.zonesFollow ?? false },
       });
       print(program, nsSetRow(updated.updateNameserverSet), NS_SET_COLUMNS);
     });

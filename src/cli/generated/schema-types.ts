@@ -257,6 +257,7 @@ export type NameserverSetInput = {
 export type NameserverSetUpdateInput = {
   nsNames: Array<string>;
   secondaries: Array<string>;
+  zonesFollow?: boolean | null | undefined;
 };
 
 export type OpenpgpkeyDataInput = {

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
-import { NameserverSetInput, NameserverSetType, NameserverSetUpdateInput } from '../types/nameserver-set.type';
+import { NameserverSetInput, NameserverSetType, NameserverSetUpdateInput, NsFollowType } from '../types/nameserver-set.type';
 import { SecondarySoftwareEnum } from '../types/view.type';
 
 /**
@@ -63,5 +63,17 @@ export class NameserverSetResolver {
   async zoneNameserverSet(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const set = await ctx.services.nameserverSets.ofZone(ctx, domain);
     return { ...set, zoneCount: 0 };
+  }
+}
+
+/** a set's own fields that take a read of their own */
+@Resolver(() => NameserverSetType)
+export class NameserverSetFieldsResolver {
+  @FieldResolver(() => NsFollowType, {
+    nullable: true,
+    description: 'Its zones taking its last new NS names, as far as they have come (`zonesFollow`); null when none do (the admin).',
+  })
+  async nsFollow(@Root() set: NameserverSetType, @Ctx() ctx: GraphQLContext) {
+    return (await ctx.services.nameserverSets.nsFollow(ctx, set)) ?? null;
   }
 }

@@ -1,4 +1,3 @@
-import { ownersToCheck } from '../../dns/zone-checks';
 import net from 'node:net';
 import { requireAdmin } from '../../auth/principal';
 import { hostPortName, isHostName, parseHostPort, parseServerAddress, Settings } from '../../config/settings';
@@ -24,6 +23,9 @@ import type { WriteEngine } from '../write-engine';
 import { SECONDARY_SOFTWARE, SecondarySoftware, secondaryConfig } from './secondary-config';
 import { secondarySizing } from './secondary-sizing';
 import { withDnstap } from './dnstap-config';
+import { followNs, nsNamesChanged, walkNsFollow } from './nameserver-set-ns-follow';
+import type { Database } from '../../db/pool';
+import { insertNsFollow, nsFollowOf, NsFollowRow } from '../../repositories/nameserver-set-ns-follows';
 
 /** more would be a fleet for its own install; RFC 1996 NOTIFYs go to each, per change */
 const MAX_SET_SECONDARIES = 50;
@@ -38,6 +40,17 @@ export interface NameserverSetInput {
   nsNames: string[];
   catalogZone: string;
 }
+
+/** a set's change: its secondaries, its NS names, and whether its zones follow the new names */
+export interface NameserverSetUpdate {
+  secondaries: string[];
+  nsNames: string[];
+  /** the zones whose apex NS are exactly the set's names before the change take the new ones (the worker) */
+  zonesFollow?: boolean | null;
+}
+
+/** a set's zones following its new NS names, as far as they have come (the worker: nameserver-set-ns-follow.ts) */
+export type NsFollowView = NsFollowRow & { zonesLeft: number };
 
 /**
  * Nameserver sets: named fleets of secondaries, each with its NS names and its own catalog zone (RFC 9432);
@@ -134,12 +147,34 @@ export class NameserverSetsService {
     return effectiveSet(row, this.settings);
   }
 
-  /** replaces a set's secondaries and NS names; its zones' status rows follow its secondaries at once */
-  async update(ctx: RequestContext, name: string, input: Omit<NameserverSetInput, 'name' | 'catalogZone'>): Promise<NameserverSetView> {
+  /**
+   * Replaces a set's secondaries and NS names; its zones' status rows follow its secondaries at once. With
+   * `zonesFollow`, the zones whose apex NS are exactly the set's names before the change take the new ones, in the
+   * background (the worker, nameserver-set-ns-follow.ts; `nsFollow` says how far): one follow at a time per set
+   * (NS_FOLLOW_IN_PROGRESS), so that every zone follows from names it can be told to have had.
+   */
+  async update(ctx: RequestContext, name: string, input: NameserverSetUpdate): Promise<NameserverSetView> {
     const set = await this.get(ctx, name);
     if (set.isDefault) throw this.fromSettings();
     const fields = this.checked(input);
+    const follow = Boolean(input.zonesFollow) && nsNamesChanged(set.nsNames, fields.nsNames);
     const row = await inTransaction(ctx.db, async (sql) => {
+      if (follow) {
+        const started = await insertNsFollow(sql, {
+          setId: set.id,
+          fromNames: set.nsNames,
+          toNames: fields.nsNames,
+          actor: ctx.principal.keyName ?? `key ${ctx.principal.keyId}`,
+        });
+        if (!started)
+          throw new DomainError('NS_FOLLOW_IN_PROGRESS', undefined, [
+            {
+              field: 'input.zonesFollow',
+              code: 'NS_FOLLOW_IN_PROGRESS',
+              message: `input.zonesFollow: the zones of nameserver set ${set.name} still follow its last change of NS names (nsFollow); change them again once that ends`,
+            },
+          ]);
+      }
       const updated = await updateNameserverSet(sql, set.id, fields);
       if (updated) {
         await reconcileSetStatusRows(sql, set.id, fields.secondaries);
@@ -147,7 +182,7 @@ export class NameserverSetsService {
           kind: 'nameserver-set-changed',
           actor: ctx.principal,
           subject: `nameserver-set:${set.name}`,
-          detail: fields,
+          detail: { ...fields, zonesFollow: follow },
         });
       }
       return updated;
@@ -214,35 +249,23 @@ export class NameserverSetsService {
 
   /** the zone's apex NS become the new set's names if they were the old set's, as one change set */
   private async followNs(ctx: RequestContext, zone: string, from: NameserverSetView, to: NameserverSetView): Promise<void> {
-    const same = (a: string[], b: string[]) => a.length === b.length && [...a].sort().every((v, i) => v === [...b].sort()[i]);
-    let kept = false;
-    await this.zoneChanges.applyPlanned(ctx, {
-      zone,
-      // the apex, and the names the zone checks need for the new NS (an in-zone name server's address)
-      owners: [
-        '@',
-        ...ownersToCheck(
-          zone,
-          to.nsNames.map((rdata) => ({ owner: '@', type: 'NS', rdata })),
-        ),
-      ],
-      plan: (view) => {
-        const ns = view.records.filter((r) => r.owner === '@' && r.type === 'NS');
-        const names = ns.map((r) => r.rdata.toLowerCase());
-        if (!same(names, from.nsNames) || same(names, to.nsNames)) {
-          kept = !same(names, to.nsNames);
-          return { changes: [] };
-        }
-        const ttl = ns[0]?.ttl ?? 3600;
-        return { changes: [{ kind: 'REPLACE_RRSET', owner: '@', type: 'NS', ttl, rdatas: to.nsNames }] };
-      },
-    });
-    if (kept)
+    if ((await followNs(this.zoneChanges, ctx, zone, from.nsNames, to.nsNames)) === 'kept')
       ctx.warnings?.push({
         field: 'zone',
         code: 'NS_KEPT_ON_MOVE',
         message: `zone: the apex NS records of ${zone} were not nameserver set ${from.name}'s NS names, so they were kept; set them to ${to.nsNames.join(', ')} if they should follow`,
       });
+  }
+
+  /** the worker's walk of one follow of a set's NS names by its zones (nameserver-set-ns-follow.ts); false: none to walk */
+  walkNsFollow(db: Database, signal: AbortSignal): Promise<boolean> {
+    return walkNsFollow(this.zoneChanges, db, signal);
+  }
+
+  /** the set's zones following its last change of NS names, as far as they have come; undefined when none follow */
+  async nsFollow(ctx: RequestContext, set: { id: number }): Promise<NsFollowView | undefined> {
+    requireAdmin(ctx.principal);
+    return nsFollowOf(ctx.db, set.id);
   }
 
   private async byName(ctx: RequestContext, name: string, field = 'name'): Promise<NameserverSetView> {

@@ -5,6 +5,7 @@ import { listNameserverSets } from '../../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../../services/zones/nameserver-set-view';
 import type { Notifier } from '../notifier';
 import type { Duty } from '../duties';
+import type { Services } from '../../services';
 
 /** how often the nameserver sets are read again (the worker's poll) */
 export const POLL_MS = 1000;
@@ -46,5 +47,27 @@ export function nameserverSetsDuty(fleet: NameserverFleet): Duty {
     run: () => fleet.read(),
     where: 'propagation worker',
     failure: { level: 'warn', message: 'propagation worker: reading the nameserver sets failed; the last ones read stay' },
+  };
+}
+
+export const NS_FOLLOWS = 'NS names followed';
+
+/**
+ * A set's zones following its new NS names (docs/transfers.md, «A set's NS names, followed by its zones»): each
+ * poll, the follows no live process walks are walked, one after another, each to its end or the worker's stop (which
+ * gives it back at once).
+ */
+export function nsFollowsDuty(nameserverSets: Services['nameserverSets'], db: Database): Duty {
+  return {
+    name: NS_FOLLOWS,
+    every: POLL_MS,
+    run: async (signal) => {
+      while (await nameserverSets.walkNsFollow(db, signal));
+    },
+    where: 'NS names followed',
+    failure: {
+      level: 'warn',
+      message: "NS names followed: a step of a set's zones failed; the walk goes on from its last step at the next poll",
+    },
   };
 }
