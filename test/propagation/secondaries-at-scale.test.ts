@@ -48,9 +48,16 @@ const WAIT_MS = Number(process.env.SECONDARIES_AT_SCALE_WAIT_SECONDS ?? 600) * 1
 /**
  * SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE=1 adds a third step for a measurement (docs/scale.md): a change to every
  * zone through the API, as a hoster's tool makes it (one `applyZoneChanges` a zone, 100 a request, 4 requests at
- * once), then every secondary serves every zone at its new serial, each zone by IXFR at Knot
+ * once), then every secondary serves every zone at its new serial, each zone by IXFR at Knot.
+ * SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE=ns-follow makes that change one call instead: the zones are in a nameserver
+ * set of their own (`scale`, the secondaries' and the catalog's), and the set's NS names change with its zones
+ * following (`zonesFollow`: the worker changes each zone).
  */
-const CHANGE_EVERY_ZONE = process.env.SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE === '1';
+const CHANGE_EVERY_ZONE = ['1', 'ns-follow'].includes(process.env.SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE ?? '');
+const NS_FOLLOW = process.env.SECONDARIES_AT_SCALE_CHANGE_EVERY_ZONE === 'ns-follow';
+/** the zones' set: `default` (the settings'), or in the ns-follow mode one made for them */
+const SET = NS_FOLLOW ? 'scale' : 'default';
+const SET_NS = ['ns1.scale.test.', 'ns2.scale.test.'];
 /**
  * SECONDARIES_AT_SCALE_DEFAULTS=1 runs each secondary on its software's defaults for what the printed text sizes
  * (docs/scale.md, the printed configuration's table): those lines taken out of the text, the rest (the catalog, the
@@ -117,14 +124,21 @@ beforeAll(async () => {
     const host = ADDRESSES[software];
     secondaries.push({ software, name: SOFTWARE[software], host, port, server: `${host}:${port}` });
   }
+  const fleet = secondaries.map((s) => s.server);
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: secondaries.map((s) => s.server).join(','),
+    SECONDARIES: NS_FOLLOW ? '' : fleet.join(','),
     TSIG_KEY: `${tsig.name}:hmac-sha256:${tsig.secret}`,
-    CATALOG_ZONE: CATALOG,
+    CATALOG_ZONE: NS_FOLLOW ? `default.${CATALOG}` : CATALOG,
   });
   userId = await createUser(app, 'hoster@example.org');
+  if (NS_FOLLOW) {
+    const made = await app.gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { name } }`, {
+      i: { name: SET, secondaries: fleet, nsNames: SET_NS, catalogZone: CATALOG },
+    });
+    expect(made.errors).toBeUndefined();
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -371,7 +385,7 @@ async function servedByAll(what: string, deadlineMs: number, zones: number): Pro
 async function makeZones(from: number, to: number): Promise<void> {
   for (let i = from; i < to; i += 1000) {
     const res = await app.gql(`mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id } }`, {
-      input: names.slice(i, Math.min(i + 1000, to)).map((zone) => ({ userId, zone })),
+      input: names.slice(i, Math.min(i + 1000, to)).map((zone) => ({ userId, zone, ...(NS_FOLLOW ? { nameserverSet: SET } : {}) })),
     });
     expect(res.errors).toBeUndefined();
   }
@@ -394,14 +408,7 @@ test(
     );
 
     const print = async (software: string) => {
-      const out = await runCli(app.baseUrl, [
-        'nameserver-set',
-        'secondary-config',
-        'default',
-        `127.0.0.1:${dnsPort}`,
-        '--software',
-        software,
-      ]);
+      const out = await runCli(app.baseUrl, ['nameserver-set', 'secondary-config', SET, `127.0.0.1:${dnsPort}`, '--software', software]);
       expect(out).toMatchObject({ code: 0, err: '' });
       // sized for the zones the set holds now
       expect(out.out).toContain(` zones (${FIRST.toLocaleString('en-US')} now;`);
@@ -468,7 +475,35 @@ if (CHANGE_EVERY_ZONE)
       const knot = secondaries.find((s) => s.software === 'knot')?.running;
       const knotFrom = knot?.log().split('\n').length ?? 0;
       const changeStarted = Date.now();
-      let next = 0;
+      if (NS_FOLLOW) {
+        const changed = await app.gql(
+          `mutation($i: NameserverSetUpdateInput!) { updateNameserverSet(name: "${SET}", input: $i) { nsNames } }`,
+          {
+            i: {
+              secondaries: secondaries.map((s) => s.server),
+              nsNames: ['ns1.renamed.scale.test.', 'ns2.renamed.scale.test.'],
+              zonesFollow: true,
+            },
+          },
+        );
+        expect(changed.errors).toBeUndefined();
+        const read = `{ nameserverSet(name: "${SET}") { nsFollow { zonesChanged zonesLeft } } }`;
+        await waitFor(
+          "the set's zones to follow its new NS names",
+          async () => {
+            const follow = (await app.gql(read)).data?.nameserverSet.nsFollow;
+            if (follow) at(`  NS follow: ${follow.zonesChanged} changed, ${follow.zonesLeft} left`);
+            return follow === null ? true : undefined;
+          },
+          WAIT_MS,
+          5000,
+        );
+        const [ended] = await app.service.database.db.rows<{ detail: { zonesChanged: number } }>(
+          `select detail from audit_events where kind = 'nameserver-set-ns-followed'`,
+        );
+        expect(ended.detail.zonesChanged).toBe(ZONES);
+      }
+      let next = NS_FOLLOW ? ZONES : 0;
       const requests = Array.from({ length: 4 }, async () => {
         while (next < ZONES) {
           const from = next;
@@ -484,7 +519,7 @@ if (CHANGE_EVERY_ZONE)
       });
       await Promise.all(requests);
       const changeSeconds = (Date.now() - changeStarted) / 1000;
-      at(`every zone changed through the API (${Math.round(ZONES / changeSeconds)} zones a second)`);
+      at(`every zone changed ${NS_FOLLOW ? 'by the NS follow' : 'through the API'} (${Math.round(ZONES / changeSeconds)} zones a second)`);
       await everyZoneServed('every zone changed', WAIT_MS, ZONES);
       at(`every zone changed served by ${all}: ${((Date.now() - changeStarted) / 1000).toFixed(1)} s after the first change`);
       // each zone's change reached Knot by IXFR: no member zone transferred whole since the change began
