@@ -59,6 +59,21 @@ async function createZone(zone: string, set: string | null): Promise<void> {
   expect(made.errors).toBeUndefined();
 }
 
+/** a worker process of its own (in this one) on the app's database */
+function startWorker(): Promise<RunningService> {
+  return startService(
+    loadSettings({
+      ...ENV,
+      DATABASE_URL: app.settings.databaseUrl,
+      API_KEY: ADMIN_KEY,
+      DNS_LISTEN: '',
+      ROLES: 'worker',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      HEALTH_CHECK_INTERVAL: '0',
+    }),
+  );
+}
+
 async function zoneState(zone: string): Promise<{ ns: string[]; serial: number }> {
   const { rows } = await db.query(
     `select d.serial, array(select r.rdata from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'NS' order by r.rdata) as ns
@@ -94,17 +109,7 @@ test('with zonesFollow, the zones that had the old names take the new ones, each
   expect((await app.gql(READ)).data.nameserverSet.nsNames).toEqual(NEW);
   expect((await zoneState('one.follow.test')).ns).toEqual(OLD);
 
-  worker = await startService(
-    loadSettings({
-      ...ENV,
-      DATABASE_URL: app.settings.databaseUrl,
-      API_KEY: ADMIN_KEY,
-      DNS_LISTEN: '',
-      ROLES: 'worker',
-      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-      HEALTH_CHECK_INTERVAL: '0',
-    }),
-  );
+  worker = await startWorker();
   await waitUntil('the follow ended', async () => (await app.gql(READ)).data.nameserverSet.nsFollow === null, 30_000);
 
   for (const zone of ['one.follow.test', 'two.follow.test']) {
@@ -145,3 +150,52 @@ test('without zonesFollow the zones keep their NS, as before', async () => {
   await waitUntil('the follow ended', async () => (await app.gql(READ)).data.nameserverSet.nsFollow === null, 30_000);
   expect(await zoneState('one.follow.test')).toEqual(before);
 });
+
+test('a worker that stops mid-walk gives the follow back; the next goes on from its last step, each zone changed once', async () => {
+  await worker?.stop();
+  worker = undefined;
+  const made = await app.gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { name } }`, {
+    i: { name: 'many', secondaries: [], nsNames: ['ns1.many.test.'], catalogZone: 'catalog.many.test' },
+  });
+  expect(made.errors).toBeUndefined();
+  const names = Array.from({ length: 1000 }, (_, i) => `z${i}.many.test`);
+  const bulk = await app.gql(`mutation($input: [CreateDomainInput!]!) { createDomains(input: $input) { id } }`, {
+    input: names.map((zone) => ({ userId, zone, nameserverSet: 'many' })),
+  });
+  expect(bulk.errors).toBeUndefined();
+  const serials = async () =>
+    (
+      await db.query(
+        `select sum(serial)::text as sum from domains where nameserver_set = (select id from nameserver_sets where name = 'many')`,
+      )
+    ).rows[0].sum;
+  const before = BigInt(await serials());
+  const read = `{ nameserverSet(name: "many") { nsFollow { zonesChanged zonesLeft } } }`;
+  expect(
+    (await app.gql(UPDATE, { n: 'many', i: { secondaries: [], nsNames: ['ns2.many.test.'], zonesFollow: true } })).errors,
+  ).toBeUndefined();
+
+  const first = await startWorker();
+  await waitUntil('the first step recorded', async () => (await app.gql(read)).data.nameserverSet.nsFollow?.zonesChanged > 0, 30_000);
+  await first.stop();
+  // given back at once, part of the way
+  const { rows } = await db.query(`select lease_until, next_zone_id, zones_changed from nameserver_set_ns_follows`);
+  expect(rows).toHaveLength(1);
+  expect(rows[0].lease_until).toBeNull();
+  expect(rows[0].zones_changed).toBeGreaterThan(0);
+  expect(rows[0].zones_changed).toBeLessThan(1000);
+
+  worker = await startWorker();
+  await waitUntil('the follow ended', async () => (await app.gql(read)).data.nameserverSet.nsFollow === null, 60_000);
+  const { rows: ns } = await db.query(
+    `select count(*)::int as n from records r join domains d on d.id = r.domain_id
+      where d.nameserver_set = (select id from nameserver_sets where name = 'many') and r.owner = '@' and r.type = 'NS' and r.rdata = 'ns2.many.test.'`,
+  );
+  expect(ns[0].n).toBe(1000);
+  // one change set a zone: every serial rose by one, whichever worker changed it
+  expect(BigInt(await serials()) - before).toBe(1000n);
+  const { rows: audit } = await db.query(
+    `select detail from audit_events where kind = 'nameserver-set-ns-followed' and subject = 'nameserver-set:many'`,
+  );
+  expect(audit.map((r) => r.detail.zonesChanged)).toEqual([1000]);
+}, 120_000);

@@ -101,7 +101,8 @@ export async function walkNsFollow(zoneChanges: ZoneChangesService, db: Database
     const done = { changed: 0, kept: 0, refused: [] as { zone: string; code: string }[] };
     const queue = zones.filter((zone) => !zone.secondary);
     const next = async (): Promise<void> => {
-      for (let zone = queue.shift(); zone; zone = queue.shift()) {
+      // a worker that stops takes no zone more: the step ends with those under way
+      for (let zone = signal.aborted ? undefined : queue.shift(); zone; zone = signal.aborted ? undefined : queue.shift()) {
         try {
           const outcome = await followNs(zoneChanges, ctx, zone.name, follow.fromNames, follow.toNames);
           if (outcome === 'changed') done.changed++;
@@ -116,8 +117,11 @@ export async function walkNsFollow(zoneChanges: ZoneChangesService, db: Database
         }
       }
     };
-    await Promise.all(Array.from({ length: AT_ONCE }, next));
-    from = zones[zones.length - 1].id + 1;
+    // every slot ends before the step does (a failure after the others: no write goes on past the run)
+    const failed = (await Promise.allSettled(Array.from({ length: AT_ONCE }, next))).find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    // zones are taken in id order: those left in the queue (a stop) and every zone after them are still to do
+    from = queue.length ? queue[0].id : zones[zones.length - 1].id + 1;
     if (!(await advanceNsFollow(db, follow.setId, { nextZoneId: from, ...done }, LEASE_SECONDS))) return true;
   }
   await releaseNsFollow(db, follow.setId);
