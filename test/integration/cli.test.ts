@@ -615,6 +615,23 @@ test('nameserver sets: added, listed, a zone added in one and moved to another, 
   expect((await cli(['zone', 'add', userId, 'gold.cli.example', '--nameserver-set', 'gold'])).code).toBe(0);
   const ns = JSON.parse((await cli(['--json', 'record', 'list', 'gold.cli.example'])).out).filter((r: any) => r.type === 'NS');
   expect(ns.map((r: any) => r.rdata)).toEqual(['ns1.gold.cli.example.']);
+  // new NS names with the zones following: taken at once, the walk the worker's (none runs here, so it waits)
+  const renamed = ['nameserver-set', 'update', 'gold', '--secondary', '192.0.2.53', '--ns', 'ns2.gold.cli.example', '--zones-follow'];
+  const followed = await cli(['--json', ...renamed]);
+  expect(followed.code).toBe(0);
+  expect(JSON.parse(followed.out)).toMatchObject({ name: 'gold', nsNames: ['ns2.gold.cli.example.'] });
+  const again = await cli([
+    'nameserver-set',
+    'update',
+    'gold',
+    '--secondary',
+    '192.0.2.53',
+    '--ns',
+    'ns3.gold.cli.example',
+    '--zones-follow',
+  ]);
+  expect(again.code).toBe(1);
+  expect(again.err).toContain('NS_FOLLOW_IN_PROGRESS');
   const inUse = await cli(['nameserver-set', 'delete', 'gold']);
   expect(inUse.code).toBe(1);
   expect(inUse.err).toContain('NAMESERVER_SET_IN_USE');
