@@ -41,7 +41,10 @@ import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
 /** what the worker's duties write with, made once per process with the services */
-export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests' | 'secondaryRequests' | 'nameserverSets'>;
+export type WorkerServices = Pick<
+  Services,
+  'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests' | 'secondaryRequests' | 'nameserverSets'
+>;
 
 export class PropagationWorker {
   readonly notifier: Notifier;
