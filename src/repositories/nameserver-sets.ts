@@ -68,6 +68,12 @@ export async function nameserverSetById(sql: Sql, id: number, withCount = false)
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 
+/** one set by id, its row locked until the transaction ends (a change of its names decides on the names it replaces) */
+export async function lockNameserverSet(sql: Sql, id: number): Promise<NameserverSetRow | undefined> {
+  const rows = await sql.rows<Raw>(`select ${COLUMNS} from nameserver_sets n where n.id = $1 for update`, [id]);
+  return rows[0] ? toRow(rows[0]) : undefined;
+}
+
 export async function insertNameserverSet(
   sql: Sql,
   set: { name: string; secondaries: string[]; nsNames: string[]; catalogZone: string },

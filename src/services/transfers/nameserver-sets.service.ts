@@ -7,6 +7,7 @@ import {
   deleteNameserverSet,
   insertNameserverSet,
   listNameserverSets,
+  lockNameserverSet,
   nameserverSetById,
   nameserverSetByName,
   reconcileSetStatusRows,
@@ -157,12 +158,17 @@ export class NameserverSetsService {
     const set = await this.get(ctx, name);
     if (set.isDefault) throw this.fromSettings();
     const fields = this.checked(input);
-    const follow = Boolean(input.zonesFollow) && nsNamesChanged(set.nsNames, fields.nsNames);
+    let follow = false;
     const row = await inTransaction(ctx.db, async (sql) => {
+      // the names replaced are those of the row as locked: another change of the set waits for this one
+      const locked = await lockNameserverSet(sql, set.id);
+      if (!locked) return undefined; // deleted meanwhile
+      const before = locked.nsNames ?? [];
+      follow = Boolean(input.zonesFollow) && nsNamesChanged(before, fields.nsNames);
       if (follow) {
         const started = await insertNsFollow(sql, {
           setId: set.id,
-          fromNames: set.nsNames,
+          fromNames: before,
           toNames: fields.nsNames,
           actor: ctx.principal.keyName ?? `key ${ctx.principal.keyId}`,
         });
