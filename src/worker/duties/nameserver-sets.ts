@@ -67,7 +67,8 @@ export function nsFollowsDuty(nameserverSets: Services['nameserverSets'], db: Da
     where: 'NS names followed',
     failure: {
       level: 'warn',
-      message: "NS names followed: a step of a set's zones failed; the walk goes on from its last step at the next poll",
+      // the follow stays leased (nameserver-set-ns-follow.ts): a failure that persists is tried once a lease, not once a poll
+      message: "NS names followed: a step of a set's zones failed; the walk goes on from its last step once its lease (60 s) lapses",
     },
   };
 }
