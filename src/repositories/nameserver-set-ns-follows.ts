@@ -92,7 +92,7 @@ export async function zonesToFollow(
   return rows.map((r) => ({ id: Number(r.id), name: r.name, secondary: r.kind === 'secondary' }));
 }
 
-/** the refused zones a follow names (the audit event's detail); the count of those kept says the rest */
+/** the refused zones a follow names, the first ones met (the audit event's detail); the count of those kept says the rest */
 export const MAX_REFUSED_KEPT = 100;
 
 /** records a batch done and renews the lease; false when the follow is no longer this process's to walk */
@@ -105,7 +105,8 @@ export async function advanceNsFollow(
   const rows = await sql.rows(
     `update nameserver_set_ns_follows
         set next_zone_id = $2, zones_changed = zones_changed + $3, zones_kept = zones_kept + $4,
-            refused = (select coalesce(jsonb_agg(e), '[]') from (select e from jsonb_array_elements(refused || $5::jsonb) e limit ${MAX_REFUSED_KEPT}) x),
+            refused = (select coalesce(jsonb_agg(e order by n), '[]') from (select e, n from jsonb_array_elements(refused || $5::jsonb)
+                         with ordinality as t(e, n) order by n limit ${MAX_REFUSED_KEPT}) x),
             lease_until = now() + make_interval(secs => $6)
       where nameserver_set = $1 returning nameserver_set`,
     [setId, done.nextZoneId, done.changed, done.kept, JSON.stringify(done.refused), leaseSeconds],
